@@ -1,0 +1,147 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { type Dialect, Kysely, type Migration, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import { DatabaseUnavailableError } from '../errors.ts';
+import { redactUrl } from '../logger.ts';
+import { ErrorMappingDialect } from './error-mapping-dialect.ts';
+import { migrateToLatest } from './migrations.ts';
+
+export type DialectName = 'sqlite' | 'postgres';
+
+/** An open database: the Kysely instance plus what callers need to know about it. */
+export interface Database<DB> {
+  db: Kysely<DB>;
+  dialect: DialectName;
+  /** Where it lives, safe to log (no password). */
+  location: string;
+  /** Throws a DatabaseUnavailableError when the database does not answer. Used by readiness probes. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  /** `postgres://...`; when absent, SQLite at `sqliteFile`. */
+  url?: string | undefined;
+  /** SQLite file; `:memory:` for a private in-memory database. Its folder is created when missing. */
+  sqliteFile?: string;
+  /** Applied to the latest version before the database is returned. */
+  migrations?: Record<string, Migration>;
+  /** Name of the table recording applied migrations (one per service, so services may share a database). */
+  migrationTable?: string;
+  /** PostgreSQL pool size. */
+  poolSize?: number;
+  /** PostgreSQL schema to use (created when missing); the test kit gives each test file its own. */
+  pgSchema?: string;
+  /** Milliseconds SQLite waits on a locked database before giving up. */
+  busyTimeoutMs?: number;
+}
+
+/**
+ * Opens SQLite (default) or PostgreSQL, checks that it answers, and applies the migrations.
+ * Fails fast with a one-line {@link DatabaseUnavailableError} when the server cannot be reached.
+ */
+export async function openDatabase<DB>(options: OpenDatabaseOptions): Promise<Database<DB>> {
+  const database = options.url ? openPostgres<DB>(options.url, options) : openSqlite<DB>(options);
+  try {
+    await database.ping();
+    if (options.migrations) {
+      await migrateToLatest(database.db, options.migrations, options.migrationTable);
+    }
+  } catch (err) {
+    await database.close().catch(() => {});
+    throw err;
+  }
+  return database;
+}
+
+function openSqlite<DB>(options: OpenDatabaseOptions): Database<DB> {
+  const file = options.sqliteFile ?? path.resolve('data', 'app.db');
+  if (file !== ':memory:') {
+    try {
+      mkdirSync(path.dirname(file), { recursive: true });
+    } catch (err) {
+      throw new DatabaseUnavailableError(
+        `cannot create the folder for SQLite database ${file}: ${(err as NodeJS.ErrnoException).code ?? err}`,
+      );
+    }
+  }
+  let handle: SQLite.Database;
+  try {
+    handle = new SQLite(file);
+    handle.pragma('journal_mode = WAL');
+    // NORMAL is durable across process crashes in WAL mode; only an OS crash can lose the last commits.
+    handle.pragma('synchronous = NORMAL');
+    handle.pragma('foreign_keys = ON');
+    handle.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`);
+  } catch (err) {
+    throw new DatabaseUnavailableError(`cannot open SQLite database ${file}: ${(err as Error).message}`);
+  }
+  const db = new Kysely<DB>({ dialect: new ErrorMappingDialect(new SqliteDialect({ database: handle })) });
+  let closed = false;
+  return {
+    db,
+    dialect: 'sqlite',
+    location: `sqlite:${file}`,
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await db.destroy();
+    },
+  };
+}
+
+// Counts and bigint ids come back from pg as strings; every value we store fits in 2^53.
+const INT8_OID = 20;
+const NUMERIC_OID = 1700;
+const pgTypes = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === INT8_OID || oid === NUMERIC_OID) return (value: string) => Number(value);
+    // biome-ignore lint/suspicious/noExplicitAny: pg's overloads are not expressible without any
+    return (pg.types.getTypeParser as any)(oid, format);
+  },
+};
+
+function openPostgres<DB>(url: string, options: OpenDatabaseOptions): Database<DB> {
+  const schema = options.pgSchema;
+  if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
+    throw new DatabaseUnavailableError(`invalid PostgreSQL schema name ${JSON.stringify(schema)}`);
+  }
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: 5000,
+    idleTimeoutMillis: 30_000,
+    types: pgTypes,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  // An idle client losing its connection must not crash the process; the next query reports it.
+  pool.on('error', () => {});
+  const dialect: Dialect = new ErrorMappingDialect(new PostgresDialect({ pool }));
+  const db = new Kysely<DB>({ dialect });
+  const location = redactUrl(url);
+  let closed = false;
+  return {
+    db,
+    dialect: 'postgres',
+    location,
+    async ping() {
+      try {
+        if (schema) await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
+        await sql`select 1`.execute(db);
+      } catch (err) {
+        const reason = err instanceof Error ? err.message.split('\n')[0] : String(err);
+        throw new DatabaseUnavailableError(`cannot connect to PostgreSQL at ${location}: ${reason}`, { cause: err });
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await db.destroy();
+    },
+  };
+}

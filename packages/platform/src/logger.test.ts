@@ -1,0 +1,45 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { createLogger, redactUrl } from './logger.ts';
+
+function capture() {
+  const lines: Record<string, unknown>[] = [];
+  const destination = new Writable({
+    write(chunk, _enc, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  return { lines, logger: createLogger({ destination, name: 'test' }) };
+}
+
+describe('createLogger', () => {
+  it('writes JSON lines with the service name and an ISO time', () => {
+    const { lines, logger } = capture();
+    logger.info({ tripId: 'trip_1' }, 'scored');
+    expect(lines[0]).toMatchObject({ level: 'info', service: 'test', tripId: 'trip_1', msg: 'scored' });
+    expect(String(lines[0]?.time)).toMatch(/^\d{4}-\d\d-\d\dT/);
+  });
+
+  it('redacts authorization headers, tokens and passwords', () => {
+    const { lines, logger } = capture();
+    logger.info({
+      req: { headers: { authorization: 'Bearer abc123', cookie: 'sid=1' } },
+      user: { login: 'ann', password: 'hunter2' },
+      token: 'tok_secret',
+      config: { databaseUrl: 'postgres://u:p@h/db' },
+    });
+    const text = JSON.stringify(lines[0]);
+    for (const secret of ['abc123', 'sid=1', 'hunter2', 'tok_secret', 'u:p@h']) expect(text).not.toContain(secret);
+    expect(text).toContain('ann');
+  });
+});
+
+describe('redactUrl', () => {
+  it('hides secrets in query strings and URL credentials', () => {
+    expect(redactUrl('/v1/trips?token=abc&page=2')).toBe('/v1/trips?token=[Redacted]&page=2');
+    expect(redactUrl('/x?a=1&password=p%40ss#frag')).toBe('/x?a=1&password=[Redacted]#frag');
+    expect(redactUrl('postgres://admin:s3cret@db:5432/app')).toBe('postgres://admin:[Redacted]@db:5432/app');
+    expect(redactUrl('/v1/trips?page=2')).toBe('/v1/trips?page=2');
+  });
+});

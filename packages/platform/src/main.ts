@@ -1,0 +1,59 @@
+import { type Command, CommanderError } from 'commander';
+import { DomainError } from './errors.ts';
+
+/**
+ * Runs a program's entry point. Expected failures (bad configuration, unreachable database, a domain
+ * error) end the process with one line on stderr and exit status 1; an unexpected error prints its
+ * stack only when `DEBUG` is set.
+ */
+export async function runMain(name: string, main: () => Promise<void>): Promise<void> {
+  try {
+    await main();
+  } catch (err) {
+    process.stderr.write(`${name}: ${describeFailure(err)}\n`);
+    if (process.env.DEBUG && err instanceof Error && !(err instanceof DomainError)) {
+      process.stderr.write(`${err.stack}\n`);
+    }
+    process.exit(1);
+  }
+}
+
+/** A one-line description of a failure, for users rather than developers. */
+export function describeFailure(err: unknown): string {
+  if (err instanceof DomainError) return err.message;
+  if (err instanceof Error) return `${err.message.split('\n')[0]}`;
+  return String(err);
+}
+
+/**
+ * Parses argv with a commander program and runs the chosen action: `--help` exits 0, a usage error or a
+ * failing action exits non-zero with a single line on stderr.
+ */
+export async function runCli(program: Command, argv: string[] = process.argv): Promise<void> {
+  program.exitOverride();
+  program.configureOutput({
+    writeErr: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
+    outputError: (text, write) => write(text.replace(/^error: /, `${program.name()}: `)),
+  });
+  for (const sub of program.commands) applyOverrides(sub as Command, program);
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // commander already printed the usage error or the help text
+      process.exit(err.exitCode);
+    }
+    process.stderr.write(`${program.name()}: ${describeFailure(err)}\n`);
+    if (process.env.DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
+    process.exit(1);
+  }
+}
+
+function applyOverrides(cmd: Command, root: Command) {
+  cmd.exitOverride();
+  cmd.configureOutput({
+    writeErr: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
+    outputError: (text, write) => write(text.replace(/^error: /, `${root.name()}: `)),
+  });
+  for (const sub of cmd.commands) applyOverrides(sub as Command, root);
+}

@@ -1,0 +1,2 @@
+export * from './test-databases.ts';
+export * from './test-redis.ts';

@@ -1,0 +1,57 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { DatabaseUnavailableError, MigrationError, openDatabase } from '../src/index.ts';
+
+describe('openDatabase', () => {
+  it('opens SQLite under a missing folder with WAL, foreign keys and a busy timeout', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'open-'));
+    const database = await openDatabase({ sqliteFile: path.join(dir, 'nested', 'app.db') });
+    try {
+      const pragma = async (name: string) =>
+        Object.values((await sql.raw(`pragma ${name}`).execute(database.db)).rows[0] as object)[0];
+      expect(await pragma('journal_mode')).toBe('wal');
+      expect(await pragma('foreign_keys')).toBe(1);
+      expect(await pragma('busy_timeout')).toBe(5000);
+      expect(database.location).toBe(`sqlite:${path.join(dir, 'nested', 'app.db')}`);
+    } finally {
+      await database.close();
+    }
+  });
+
+  it('fails fast, in one line and without the password, when PostgreSQL is unreachable', async () => {
+    const t0 = Date.now();
+    const err = await openDatabase({ url: 'postgres://nobody:pw123@127.0.0.1:1/x' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DatabaseUnavailableError);
+    const message = (err as Error).message;
+    expect(message).toMatch(/^cannot connect to PostgreSQL at postgres:\/\/nobody:\[Redacted\]@127\.0\.0\.1:1\/x: /);
+    expect(message).not.toContain('pw123');
+    expect(message).not.toContain('\n');
+    expect(Date.now() - t0).toBeLessThan(6000);
+  });
+
+  it('names the migration that failed and keeps the earlier ones', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'mig-'));
+    const file = path.join(dir, 'app.db');
+    const migrations = {
+      '0001_ok': {
+        up: async (db: import('kysely').Kysely<unknown>) => void (await sql`create table t (id integer)`.execute(db)),
+      },
+      '0002_broken': {
+        up: async (db: import('kysely').Kysely<unknown>) => void (await sql`create tabel oops`.execute(db)),
+      },
+    };
+    const err = await openDatabase({ sqliteFile: file, migrations }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(MigrationError);
+    expect((err as Error).message).toMatch(/^migration 0002_broken failed: /);
+    const again = await openDatabase({ sqliteFile: file });
+    try {
+      const tables = await sql<{ name: string }>`select name from sqlite_master where type = 'table'`.execute(again.db);
+      expect(tables.rows.map((r) => r.name)).toContain('t');
+    } finally {
+      await again.close();
+    }
+  });
+});
