@@ -1,0 +1,107 @@
+import type { MachineType } from './telemetry.ts';
+
+/**
+ * The scoring engine's output for one trip: what the trip-scoring service stores at ingest and serves
+ * read-only through `/v1`. Shared contract: extend compatibly, never rename.
+ */
+
+export type LonLat = [number, number];
+export type Tier = 'Critical' | 'Fair' | 'Good' | 'Safe';
+export type ThemeId = 'speeding' | 'braking' | 'acceleration' | 'cornering' | 'distraction' | 'exposure';
+
+export interface FactorResult {
+  key: string;
+  label: string;
+  description: string;
+  /** The raw measurement, e.g. 2.4 with unit 'per100km'; null when unavailable. */
+  value: number | null;
+  unit: string;
+  /** 0-100, higher is safer; null when unavailable. */
+  score: number | null;
+  weight: number;
+  available: boolean;
+  /** Why the factor could not be computed (no IMU, not map-matched, unknown limits...). */
+  unavailableReason?: string;
+  /** Ids of the events behind this factor (see ScoredTrip.events). */
+  eventIds: string[];
+}
+
+export interface ThemeResult {
+  id: ThemeId;
+  label: string;
+  description: string;
+  /** 0-100 from the available factors; null when none is available. */
+  themeScore: number | null;
+  weight: number;
+  available: boolean;
+  factors: FactorResult[];
+}
+
+export type EventType =
+  | 'harsh_braking'
+  | 'harsh_acceleration'
+  | 'harsh_cornering'
+  | 'speeding'
+  | 'phone_use'
+  | 'night_driving'
+  | 'late_night_driving'
+  | 'continuous_driving';
+
+export interface TripEvent {
+  id: string;
+  type: EventType;
+  startMs: number;
+  endMs: number;
+  position: LonLat;
+  severity: 'low' | 'medium' | 'high';
+  /** Peak value (e.g. 4.1 m/s^2, 23 km/h over the limit) and its unit. */
+  value: number;
+  unit: string;
+  source: 'imu' | 'gps' | 'obd' | 'phone' | 'clock';
+  /** Free-form details, e.g. { speedLimitKmh: 50, band: '10-20' }. */
+  details?: Record<string, unknown>;
+}
+
+export interface TripSummary {
+  distanceKm: number;
+  durationMin: number;
+  movingMin: number;
+  idleMin: number;
+  avgSpeedKmh: number;
+  avgMovingSpeedKmh: number;
+  maxSpeedKmh: number;
+  nightShare: number;
+  /** Share of distance per OSM highway class, when map-matched. */
+  roadClassShares: Record<string, number>;
+  /** Share of distance on roads with a known speed limit. */
+  knownLimitShare: number;
+  eventCounts: Partial<Record<EventType, number>>;
+  gpsSamples: number;
+  imuAvailable: boolean;
+  phoneDataAvailable: boolean;
+}
+
+export interface ScoredTrip {
+  /** Version of the scoring model that produced this result (for reproduction and rescoring). */
+  modelVersion: string;
+  startMs: number;
+  endMs: number;
+  overallScore: number;
+  tier: Tier;
+  mapMatched: boolean;
+  /** Share of the trip's length matched to the road network, 0-1. */
+  matchedShare: number;
+  distanceKm: number;
+  durationMin: number;
+  machineType?: MachineType;
+  summary: TripSummary;
+  themes: ThemeResult[];
+  weakestTheme: { id: ThemeId; label: string };
+  events: TripEvent[];
+  route: {
+    /** The cleaned trace. */
+    raw: LonLat[];
+    /** The map-matched path, when matched. */
+    matched: LonLat[][];
+  };
+}
