@@ -70,6 +70,8 @@ export interface ObdSample {
   t: number;
   speedKmh?: number;
   rpm?: number;
+  /** Absolute throttle position, 0-100 % (PID 0x11). */
+  throttlePct?: number;
 }
 
 export type Sample = GpsSample | AccelSample | GyroSample | PhoneSample | ObdSample;
@@ -98,4 +100,9 @@ export interface TelemetryMeta {
   imuFrame?: 'vehicle' | 'device';
   /** IANA time zone of the trip (for night driving); default UTC offset from the position. */
   timeZone?: string;
+  /**
+   * True when the recorder watched the phone's state for the whole batch, so that the absence of phone
+   * samples means "no phone use" rather than "not measured". Phone samples present imply it.
+   */
+  phoneMonitored?: boolean;
 }

@@ -1,0 +1,3 @@
+export * from './result.ts';
+export * from './telemetry.ts';
+export * from './validate.ts';
