@@ -1,0 +1,55 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { generateCity } from '../synthetic/generate-city.ts';
+import { GRAPH_FILE_VERSION, loadGraph, parseGraph, serialiseGraph, writeGraph } from './graph-file.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'roads-graph-file-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('graph file', () => {
+  const city = generateCity({ seed: 3 });
+
+  it('round-trips every edge attribute, node control and the spatial index', () => {
+    const file = join(dir, 'city.graph');
+    writeGraph(city, file);
+    const loaded = loadGraph(file);
+    expect(loaded.edgeCount).toBe(city.edgeCount);
+    expect(loaded.nodeCount).toBe(city.nodeCount);
+    expect(loaded.country).toBe('FR');
+    expect(loaded.bbox).toEqual(city.bbox);
+    for (let e = 0; e < city.edgeCount; e += 7) expect(loaded.edge(e)).toEqual(city.edge(e));
+    for (let n = 0; n < city.nodeCount; n++) expect(loaded.nodeControl(n)).toBe(city.nodeControl(n));
+    const [minLon, minLat, maxLon, maxLat] = city.bbox;
+    expect(loaded.index.search(minLon, minLat, maxLon, maxLat).length).toBe(
+      city.index.search(minLon, minLat, maxLon, maxLat).length,
+    );
+  });
+
+  it('rejects a file without the magic number', () => {
+    const file = join(dir, 'not-a-graph.graph');
+    writeFileSync(file, 'hello, this is not a graph file at all');
+    expect(() => loadGraph(file)).toThrow(
+      /not-a-graph\.graph: not a usable road graph file: expected magic "SVCROADS"/,
+    );
+  });
+
+  it('rejects another format version and asks for a rebuild', () => {
+    const bytes = serialiseGraph(city);
+    bytes.writeUInt32LE(GRAPH_FILE_VERSION + 1, 8);
+    expect(() => parseGraph(bytes, 'old.graph')).toThrow(/old\.graph: .*format version 2.*rebuild/);
+  });
+
+  it('rejects a truncated file', () => {
+    const file = join(dir, 'city.graph');
+    const bytes = readFileSync(file);
+    expect(() => parseGraph(bytes.subarray(0, Math.floor(bytes.length / 2)), 'cut.graph')).toThrow(
+      /cut\.graph: .*truncated/,
+    );
+  });
+
+  it('names the file it cannot read', () => {
+    expect(() => loadGraph(join(dir, 'missing.graph'))).toThrow(/missing\.graph: cannot read graph file \(ENOENT\)/);
+  });
+});

@@ -1,0 +1,139 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { GRAPH_SECTIONS, type GraphArrays, type GraphMeta } from './graph-data.ts';
+import { RoadGraph } from './road-graph.ts';
+
+/** First 8 bytes of every graph file. */
+export const GRAPH_MAGIC = 'SVCROADS';
+/** Bumped whenever the section list or the meaning of a field changes; old files must be rebuilt. */
+export const GRAPH_FILE_VERSION = 1;
+
+const HEADER_FIXED_BYTES = 16; // magic (8) + version (4) + JSON length (4)
+
+interface SectionEntry {
+  name: keyof GraphArrays;
+  type: string;
+  byteOffset: number;
+  length: number;
+}
+
+interface FileHeader {
+  meta: GraphMeta;
+  littleEndian: boolean;
+  sections: SectionEntry[];
+}
+
+const CONSTRUCTORS = {
+  Float64Array,
+  Float32Array,
+  Uint32Array,
+  Int32Array,
+  Uint16Array,
+  Uint8Array,
+} as const;
+
+const IS_LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+const align8 = (n: number) => (n + 7) & ~7;
+
+/** Serialises a graph into the versioned binary format (magic, version, JSON header, 8-byte aligned arrays). */
+export function serialiseGraph(graph: RoadGraph): Buffer {
+  const sections: SectionEntry[] = [];
+  // The header's own length depends on the offsets it lists, so lay the sections out relative to a data start
+  // and shift them once the header size is known.
+  let relative = 0;
+  for (const [name, type] of GRAPH_SECTIONS) {
+    const array = graph.data[name];
+    sections.push({ name, type, byteOffset: relative, length: array.length });
+    relative = align8(relative + array.byteLength);
+  }
+  const build = (dataStart: number) =>
+    Buffer.from(
+      JSON.stringify({
+        meta: graph.meta,
+        littleEndian: IS_LITTLE_ENDIAN,
+        sections: sections.map((s) => ({ ...s, byteOffset: s.byteOffset + dataStart })),
+      } satisfies FileHeader),
+      'utf8',
+    );
+  let json = build(0);
+  let dataStart = align8(HEADER_FIXED_BYTES + json.length);
+  for (;;) {
+    json = build(dataStart);
+    const needed = align8(HEADER_FIXED_BYTES + json.length);
+    if (needed <= dataStart) break;
+    dataStart = needed;
+  }
+  const out = Buffer.alloc(dataStart + relative);
+  out.write(GRAPH_MAGIC, 0, 'latin1');
+  out.writeUInt32LE(GRAPH_FILE_VERSION, 8);
+  out.writeUInt32LE(json.length, 12);
+  json.copy(out, HEADER_FIXED_BYTES);
+  for (const s of sections) {
+    const array = graph.data[s.name];
+    out.set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), dataStart + s.byteOffset);
+  }
+  return out;
+}
+
+/** Writes a graph to a file in the binary graph format. */
+export function writeGraph(graph: RoadGraph, path: string): void {
+  writeFileSync(path, serialiseGraph(graph));
+}
+
+/** Reads a graph from bytes produced by `serialiseGraph`; `name` is used in error messages. */
+export function parseGraph(bytes: Uint8Array, name = 'graph'): RoadGraph {
+  // Typed-array views need aligned offsets; a pooled or sliced buffer may not start on an 8-byte boundary.
+  const buffer = bytes.byteOffset % 8 === 0 ? bytes : new Uint8Array(bytes);
+  const fail = (why: string): never => {
+    throw new Error(`${name}: not a usable road graph file: ${why}`);
+  };
+  if (buffer.length < HEADER_FIXED_BYTES) fail(`only ${buffer.length} bytes`);
+  const magic = Buffer.from(buffer.buffer, buffer.byteOffset, 8).toString('latin1');
+  if (magic !== GRAPH_MAGIC) fail(`expected magic "${GRAPH_MAGIC}", found ${JSON.stringify(magic)}`);
+  const view = new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+  const version = view.getUint32(8, true);
+  if (version !== GRAPH_FILE_VERSION) {
+    fail(`format version ${version}, this build reads version ${GRAPH_FILE_VERSION}; rebuild it with "roads build"`);
+  }
+  const jsonLength = view.getUint32(12, true);
+  if (HEADER_FIXED_BYTES + jsonLength > buffer.length) fail('the header is truncated');
+  let header: FileHeader;
+  try {
+    header = JSON.parse(
+      Buffer.from(buffer.buffer, buffer.byteOffset + HEADER_FIXED_BYTES, jsonLength).toString('utf8'),
+    ) as FileHeader;
+  } catch {
+    return fail('the header is not valid JSON');
+  }
+  if (header.littleEndian !== IS_LITTLE_ENDIAN) fail('it was written on a machine of the other byte order');
+  const arrays: Partial<Record<keyof GraphArrays, unknown>> = {};
+  for (const [name, type] of GRAPH_SECTIONS) {
+    const entry = header.sections.find((s) => s.name === name);
+    if (!entry || entry.type !== type) fail(`section ${name} is missing`);
+    const Ctor = CONSTRUCTORS[type];
+    const { byteOffset, length } = entry as SectionEntry;
+    if (byteOffset % 8 !== 0 || byteOffset + length * Ctor.BYTES_PER_ELEMENT > buffer.length) {
+      fail(`section ${name} lies outside the file (truncated?)`);
+    }
+    arrays[name] = new Ctor(buffer.buffer as ArrayBuffer, buffer.byteOffset + byteOffset, length);
+  }
+  const data = arrays as GraphArrays;
+  if (data.nodeOutStart.length !== data.nodeLon.length + 1) fail('node arrays disagree');
+  try {
+    return new RoadGraph(data, header.meta);
+  } catch (error) {
+    return fail(`spatial index unreadable (${(error as Error).message})`);
+  }
+}
+
+/** Loads a graph file written by `writeGraph`; the arrays are views over the file's bytes (no parsing). */
+export function loadGraph(path: string): RoadGraph {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new Error(`${path}: cannot read graph file (${code ?? (error as Error).message})`);
+  }
+  return parseGraph(bytes, path);
+}

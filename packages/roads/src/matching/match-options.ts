@@ -1,0 +1,72 @@
+/** Tuning of `matchTrace`. Every field has a default suited to 1 Hz phone GPS. */
+export interface MatchOptions {
+  /**
+   * GPS noise standard deviation for the Gaussian emission, metres (default 10). A point's own `accuracyM` is used
+   * instead when present and `useReportedAccuracy` is on, clamped to [`minSigmaM`, 50].
+   */
+  sigmaM?: number;
+  /** Use each point's `accuracyM` as its sigma (default true). */
+  useReportedAccuracy?: boolean;
+  /** Lower clamp for reported accuracies, metres (default 4; phones report 3 m under open sky). */
+  minSigmaM?: number;
+  /**
+   * Scale of the exponential transition on |route distance - great-circle distance|, metres (default 8). Smaller
+   * trusts straight driving more; larger tolerates detours and noisy sparse traces.
+   */
+  betaM?: number;
+  /** Candidate search radius, metres (default 50, widened to 4 sigma for inaccurate fixes). */
+  radiusM?: number;
+  /** Most candidate positions kept per fix (each road direction counts once; default 8). */
+  maxCandidates?: number;
+  /** A time gap longer than this splits the trace, seconds (default 60). */
+  maxGapS?: number;
+  /** Transitions faster than this (route distance over time) are impossible, km/h (default 200). */
+  maxSpeedKmh?: number;
+  /** Longest route considered between consecutive fixes, metres (default 2000; longer breaks the trace). */
+  maxRouteDistanceM?: number;
+  /** Route distance allowed as a multiple of the straight-line distance between fixes (default 3, plus 2 radii). */
+  maxRouteFactor?: number;
+  /** Cost of turning around in the middle of a road, metres of detour (default 50). */
+  uTurnPenaltyM?: number;
+  /**
+   * Consecutive fixes that may be dropped as outliers before the trace is split instead (default 5). A position
+   * jump of a few fixes is skipped; a longer excursion starts a new matched sub-trace.
+   */
+  maxOutlierRun?: number;
+}
+
+export type ResolvedMatchOptions = Required<MatchOptions>;
+
+export const DEFAULT_MATCH_OPTIONS: ResolvedMatchOptions = {
+  sigmaM: 10,
+  useReportedAccuracy: true,
+  minSigmaM: 4,
+  betaM: 8,
+  radiusM: 50,
+  maxCandidates: 8,
+  maxGapS: 60,
+  maxSpeedKmh: 200,
+  maxRouteDistanceM: 2000,
+  maxRouteFactor: 3,
+  uTurnPenaltyM: 50,
+  maxOutlierRun: 5,
+};
+
+/** Merges options with the defaults and rejects values that would make the model meaningless. */
+export function resolveMatchOptions(options: MatchOptions = {}): ResolvedMatchOptions {
+  const resolved: ResolvedMatchOptions = { ...DEFAULT_MATCH_OPTIONS };
+  for (const [key, value] of Object.entries(options)) {
+    if (value === undefined) continue;
+    if (!(key in DEFAULT_MATCH_OPTIONS)) throw new RangeError(`matchTrace: unknown option "${key}"`);
+    const k = key as keyof ResolvedMatchOptions;
+    if (typeof DEFAULT_MATCH_OPTIONS[k] === 'boolean') {
+      if (typeof value !== 'boolean') throw new RangeError(`matchTrace: option ${key} must be true or false`);
+    } else if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+      throw new RangeError(`matchTrace: option ${key} must be a positive number, got ${String(value)}`);
+    }
+    (resolved as unknown as Record<string, unknown>)[k] = value;
+  }
+  resolved.maxCandidates = Math.max(1, Math.floor(resolved.maxCandidates));
+  resolved.maxOutlierRun = Math.max(0, Math.floor(resolved.maxOutlierRun));
+  return resolved;
+}

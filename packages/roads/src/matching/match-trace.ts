@@ -1,0 +1,565 @@
+import { haversineM, isValidLonLat, metresPerDegree } from '../geo.ts';
+import { edgeOffsetOfGeometryOffset, sliceEdge } from '../graph/edge-geometry.ts';
+import type { RoadGraph } from '../graph/road-graph.ts';
+import { pathSearchFor } from '../routing/route.ts';
+import { roadsNear } from '../spatial/nearby-roads.ts';
+import type { LimitSource, LonLat, TracePoint } from '../types.ts';
+import { type MatchOptions, type ResolvedMatchOptions, resolveMatchOptions } from './match-options.ts';
+
+/** Why a point has no match. */
+export type UnmatchedReason = 'no-road' | 'outlier' | 'isolated';
+
+/** The match of one input point. */
+export interface MatchedPoint {
+  /** Index of the point in the input. */
+  index: number;
+  matched: boolean;
+  /** Directed edge the point was matched to, or null. */
+  edge: number | null;
+  /** The point's position on that edge, or null. */
+  snapped: LonLat | null;
+  /** Distance from the start of the edge to `snapped`, metres. */
+  offsetM: number | null;
+  /** Distance from the fix to `snapped`, metres. */
+  distanceM: number | null;
+  /** How sure the matcher is of this edge, 0..1 (0 when unmatched). */
+  confidence: number;
+  /** Index into `MatchResult.subTraces`, or null. */
+  subTrace: number | null;
+  wayId: number | null;
+  name: string | null;
+  highway: string | null;
+  speedLimitKmh: number | null;
+  limitSource: LimitSource | null;
+  /** True when the matched road has no general limit. */
+  unlimited: boolean;
+  urban: boolean | null;
+  /** Set when `matched` is false. */
+  reason?: UnmatchedReason;
+}
+
+/** A driven stretch of one edge in the matched path. */
+export interface MatchedSegment {
+  edge: number;
+  wayId: number;
+  name: string | null;
+  ref: string | null;
+  highway: string;
+  speedLimitKmh: number | null;
+  limitSource: LimitSource;
+  unlimited: boolean;
+  urban: boolean;
+  /** Length driven on this edge, metres. */
+  lengthM: number;
+  /** Offsets on the edge where driving started and ended, metres. */
+  startM: number;
+  endM: number;
+  coordinates: LonLat[];
+  subTrace: number;
+  /** Input points between which this stretch was driven. */
+  fromPoint: number;
+  toPoint: number;
+}
+
+/** A run of points matched as one connected drive; the trace splits on gaps, breaks and long outlier runs. */
+export interface SubTrace {
+  fromPoint: number;
+  toPoint: number;
+  /** Length of the matched path, metres. */
+  lengthM: number;
+  meanConfidence: number;
+}
+
+export interface MatchResult {
+  /** Share of the trace's length (sum of distances between consecutive fixes) lying between matched fixes. */
+  matchedShare: number;
+  traceLengthM: number;
+  matchedTraceLengthM: number;
+  /** Mean confidence over matched points (0 when none matched). */
+  meanConfidence: number;
+  /** Consecutive road segments driven, in order. */
+  path: MatchedSegment[];
+  /** Same array as `path`. */
+  segments: MatchedSegment[];
+  subTraces: SubTrace[];
+  points: MatchedPoint[];
+}
+
+interface Candidate {
+  edge: number;
+  offsetM: number;
+  lon: number;
+  lat: number;
+  distanceM: number;
+  logEmission: number;
+}
+
+const ROUTE = 0;
+const FORWARD = 1;
+const STAY = 2;
+const U_TURN = 3;
+
+interface Step {
+  point: number;
+  cands: Candidate[];
+  /** Viterbi log score per candidate, normalised so the best is 0. */
+  score: Float64Array;
+  back: Int32Array;
+  kind: Uint8Array;
+  sigmaM: number;
+}
+
+/** Rejects points a matcher cannot interpret, naming the first bad one. */
+export function validateTrace(points: readonly TracePoint[], label = 'trace'): void {
+  if (!Array.isArray(points)) throw new TypeError(`${label}: expected an array of points`);
+  let lastTime: number | undefined;
+  let lastTimeIndex = -1;
+  points.forEach((p, i) => {
+    if (!p || typeof p !== 'object') throw new RangeError(`${label}: point ${i} is not an object`);
+    if (!isValidLonLat(p.lon, p.lat)) {
+      throw new RangeError(`${label}: point ${i} has invalid coordinates lon=${String(p.lon)} lat=${String(p.lat)}`);
+    }
+    if (p.timeMs !== undefined) {
+      if (typeof p.timeMs !== 'number' || !Number.isFinite(p.timeMs)) {
+        throw new RangeError(`${label}: point ${i} has an invalid time ${String(p.timeMs)}`);
+      }
+      if (lastTime !== undefined && p.timeMs < lastTime) {
+        throw new RangeError(
+          `${label}: time goes backwards at point ${i} (${new Date(p.timeMs).toISOString()} after point ${lastTimeIndex} at ${new Date(lastTime).toISOString()})`,
+        );
+      }
+      lastTime = p.timeMs;
+      lastTimeIndex = i;
+    }
+    if (p.accuracyM !== undefined && (typeof p.accuracyM !== 'number' || !(p.accuracyM >= 0))) {
+      throw new RangeError(`${label}: point ${i} has an invalid accuracy ${String(p.accuracyM)}`);
+    }
+  });
+}
+
+function unmatchedPoint(index: number, reason: UnmatchedReason): MatchedPoint {
+  return {
+    index,
+    matched: false,
+    edge: null,
+    snapped: null,
+    offsetM: null,
+    distanceM: null,
+    confidence: 0,
+    subTrace: null,
+    wayId: null,
+    name: null,
+    highway: null,
+    speedLimitKmh: null,
+    limitSource: null,
+    unlimited: false,
+    urban: null,
+    reason,
+  };
+}
+
+/**
+ * Map-matches a GPS trace to the road graph with a hidden Markov model (Newson & Krumm 2009): candidates are
+ * road positions near each fix, emissions Gaussian in the fix-to-road distance, transitions exponential in
+ * |route distance - great-circle distance|, decoded with Viterbi. The trace is split on time gaps and on
+ * transitions no road connects; isolated impossible fixes are dropped as outliers.
+ */
+export function matchTrace(graph: RoadGraph, points: readonly TracePoint[], options: MatchOptions = {}): MatchResult {
+  validateTrace(points);
+  const o = resolveMatchOptions(options);
+  const n = points.length;
+  const result: MatchedPoint[] = new Array(n);
+  if (n === 0) {
+    return {
+      matchedShare: 0,
+      traceLengthM: 0,
+      matchedTraceLengthM: 0,
+      meanConfidence: 0,
+      path: [],
+      segments: [],
+      subTraces: [],
+      points: [],
+    };
+  }
+  let latSum = 0;
+  for (const p of points) latSum += p.lat;
+  const { kx, ky } = metresPerDegree(latSum / n);
+  const matcher = new TraceMatcher(graph, points, o, kx, ky);
+  const chains = matcher.run();
+
+  // Fill points from the decoded chains.
+  const path: MatchedSegment[] = [];
+  const subTraces: SubTrace[] = [];
+  for (const chain of chains) {
+    const subTrace = subTraces.length;
+    const chosen = backtrack(chain);
+    let confidenceSum = 0;
+    chain.forEach((step, k) => {
+      const c = step.cands[chosen[k]!]!;
+      const confidence = columnConfidence(step.score, chosen[k]!);
+      confidenceSum += confidence;
+      result[step.point] = matchedPoint(graph, step.point, c, confidence, subTrace);
+    });
+    const segments = matcher.pathOf(chain, chosen, subTrace);
+    let lengthM = 0;
+    for (const s of segments) lengthM += s.lengthM;
+    path.push(...segments);
+    subTraces.push({
+      fromPoint: chain[0]!.point,
+      toPoint: chain[chain.length - 1]!.point,
+      lengthM,
+      meanConfidence: confidenceSum / chain.length,
+    });
+  }
+  for (let i = 0; i < n; i++) {
+    if (result[i]) continue;
+    const original = matcher.duplicateOf[i]!;
+    if (original >= 0 && result[original]?.matched) result[i] = { ...result[original]!, index: i };
+    else result[i] = unmatchedPoint(i, matcher.reasons[i] ?? 'isolated');
+  }
+
+  let traceLengthM = 0;
+  let matchedTraceLengthM = 0;
+  let confidenceSum = 0;
+  let matchedCount = 0;
+  for (let i = 0; i < n; i++) {
+    const r = result[i]!;
+    if (r.matched) {
+      confidenceSum += r.confidence;
+      matchedCount++;
+    }
+    if (i === 0) continue;
+    const d = haversineM(points[i - 1]!.lon, points[i - 1]!.lat, points[i]!.lon, points[i]!.lat);
+    traceLengthM += d;
+    const q = result[i - 1]!;
+    if (r.matched && q.matched && r.subTrace === q.subTrace) matchedTraceLengthM += d;
+  }
+  let matchedShare = traceLengthM > 0 ? matchedTraceLengthM / traceLengthM : matchedCount === n ? 1 : 0;
+  // A stationary trace has no length; then the share of matched points is the honest answer.
+  if (traceLengthM === 0) matchedShare = matchedCount / n;
+  return {
+    matchedShare,
+    traceLengthM,
+    matchedTraceLengthM,
+    meanConfidence: matchedCount > 0 ? confidenceSum / matchedCount : 0,
+    path,
+    segments: path,
+    subTraces,
+    points: result,
+  };
+}
+
+function matchedPoint(
+  graph: RoadGraph,
+  index: number,
+  c: Candidate,
+  confidence: number,
+  subTrace: number,
+): MatchedPoint {
+  return {
+    index,
+    matched: true,
+    edge: c.edge,
+    snapped: [c.lon, c.lat],
+    offsetM: c.offsetM,
+    distanceM: c.distanceM,
+    confidence,
+    subTrace,
+    wayId: graph.edgeWayId(c.edge),
+    name: graph.edgeName(c.edge),
+    highway: graph.edgeHighway(c.edge),
+    speedLimitKmh: graph.edgeSpeedLimitKmh(c.edge),
+    limitSource: graph.edgeLimitSource(c.edge),
+    unlimited: graph.edgeUnlimited(c.edge),
+    urban: graph.edgeUrban(c.edge),
+  };
+}
+
+function backtrack(chain: Step[]): number[] {
+  const chosen = new Array<number>(chain.length);
+  const last = chain[chain.length - 1]!;
+  let best = 0;
+  for (let c = 1; c < last.score.length; c++) if (last.score[c]! > last.score[best]!) best = c;
+  for (let k = chain.length - 1; k >= 0; k--) {
+    chosen[k] = best;
+    best = chain[k]!.back[best]!;
+  }
+  return chosen;
+}
+
+/** Probability share of one candidate in a Viterbi column (a max-product marginal). */
+function columnConfidence(score: Float64Array, chosen: number): number {
+  let sum = 0;
+  for (const s of score) if (s > -Infinity) sum += Math.exp(s);
+  return sum > 0 ? Math.exp(score[chosen]!) / sum : 0;
+}
+
+/** The Viterbi decoder over one trace; `run` returns the chains (sub-traces) of steps. */
+class TraceMatcher {
+  readonly duplicateOf: Int32Array;
+  readonly reasons: Array<UnmatchedReason | undefined>;
+  private readonly search;
+  private readonly maxSpeedMps: number;
+
+  constructor(
+    private readonly graph: RoadGraph,
+    private readonly points: readonly TracePoint[],
+    private readonly o: ResolvedMatchOptions,
+    private readonly kx: number,
+    private readonly ky: number,
+  ) {
+    this.duplicateOf = new Int32Array(points.length).fill(-1);
+    this.reasons = new Array(points.length);
+    this.search = pathSearchFor(graph);
+    this.maxSpeedMps = o.maxSpeedKmh / 3.6;
+  }
+
+  run(): Step[][] {
+    const { points, o } = this;
+    const chains: Step[][] = [];
+    let chain: Step[] = [];
+    let pending: number[] = [];
+    let previous = -1;
+    const close = () => {
+      if (chain.length > 0) chains.push(chain);
+      chain = [];
+    };
+    for (let i = 0; i < points.length; i++) {
+      const p = points[i]!;
+      if (previous >= 0) {
+        const q = points[previous]!;
+        if (p.lon === q.lon && p.lat === q.lat) {
+          this.duplicateOf[i] = this.duplicateOf[previous]! >= 0 ? this.duplicateOf[previous]! : previous;
+          continue;
+        }
+      }
+      previous = i;
+      const step = this.candidates(i);
+      if (!step) {
+        this.reasons[i] = 'no-road';
+        continue;
+      }
+      const last = chain[chain.length - 1];
+      if (!last) {
+        chain.push(step);
+        continue;
+      }
+      const lastPoint = points[last.point]!;
+      const dtS =
+        p.timeMs !== undefined && lastPoint.timeMs !== undefined ? (p.timeMs - lastPoint.timeMs) / 1000 : null;
+      if (dtS !== null && dtS > o.maxGapS) {
+        for (const k of pending) this.reasons[k] = 'outlier';
+        pending = [];
+        close();
+        chain.push(step);
+        continue;
+      }
+      if (this.transition(last, step, dtS)) {
+        for (const k of pending) this.reasons[k] = 'outlier';
+        pending = [];
+        chain.push(step);
+        continue;
+      }
+      pending.push(i);
+      if (pending.length > o.maxOutlierRun) {
+        // Too many fixes in a row cannot be reached: the vehicle really went somewhere the chain cannot follow.
+        // Restart at the first unreachable fix; duplicate detection repeats identically from there.
+        close();
+        i = pending[0]! - 1;
+        previous = -1;
+        pending = [];
+      }
+    }
+    for (const k of pending) this.reasons[k] = 'outlier';
+    close();
+    return chains;
+  }
+
+  private sigmaFor(p: TracePoint): number {
+    if (this.o.useReportedAccuracy && p.accuracyM !== undefined && p.accuracyM > 0) {
+      return Math.min(50, Math.max(this.o.minSigmaM, p.accuracyM));
+    }
+    return this.o.sigmaM;
+  }
+
+  private candidates(i: number): Step | null {
+    const { graph, o } = this;
+    const p = this.points[i]!;
+    const sigmaM = this.sigmaFor(p);
+    const radiusM = Math.max(o.radiusM, 4 * sigmaM);
+    const hits = roadsNear(graph, p.lon, p.lat, radiusM, this.kx, this.ky);
+    if (hits.length === 0) return null;
+    const cands: Candidate[] = [];
+    for (const h of hits) {
+      for (const edge of [graph.data.geomForward[h.geom]!, graph.data.geomBackward[h.geom]!]) {
+        if (edge < 0 || cands.length >= o.maxCandidates) continue;
+        const z = h.distanceM / sigmaM;
+        cands.push({
+          edge,
+          offsetM: edgeOffsetOfGeometryOffset(graph, edge, h.offsetM),
+          lon: h.lon,
+          lat: h.lat,
+          distanceM: h.distanceM,
+          logEmission: -0.5 * z * z,
+        });
+      }
+      if (cands.length >= o.maxCandidates) break;
+    }
+    const m = cands.length;
+    const score = new Float64Array(m);
+    for (let c = 0; c < m; c++) score[c] = cands[c]!.logEmission;
+    normalise(score);
+    return { point: i, cands, score, back: new Int32Array(m).fill(-1), kind: new Uint8Array(m), sigmaM };
+  }
+
+  /** Fills `cur`'s scores from `prev`; false when no candidate of `cur` is reachable. */
+  private transition(prev: Step, cur: Step, dtS: number | null): boolean {
+    const { graph, o } = this;
+    const d = graph.data;
+    const a = this.points[prev.point]!;
+    const b = this.points[cur.point]!;
+    const gcM = Math.hypot((b.lon - a.lon) * this.kx, (b.lat - a.lat) * this.ky);
+    const radiusM = Math.max(o.radiusM, 4 * Math.max(prev.sigmaM, cur.sigmaM));
+    let bound = Math.min(o.maxRouteDistanceM, gcM * o.maxRouteFactor + 2 * radiusM);
+    if (dtS !== null) bound = Math.min(bound, Math.max(dtS, 1) * this.maxSpeedMps + 2 * radiusM);
+    const stayM = 3 * Math.max(prev.sigmaM, cur.sigmaM);
+    const invBeta = 1 / o.betaM;
+    const m = cur.cands.length;
+    const best = new Float64Array(m).fill(-Infinity);
+
+    const consider = (p: number, c: number, routeM: number, kind: number) => {
+      if (routeM > bound) return;
+      const s = prev.score[p]! - Math.abs(routeM - gcM) * invBeta;
+      if (s > best[c]!) {
+        best[c] = s;
+        cur.back[c] = p;
+        cur.kind[c] = kind;
+      }
+    };
+
+    // Moves along the same edge, stationary jitter and turning around mid-road need no search.
+    const exitNodes: number[] = [];
+    for (let p = 0; p < prev.cands.length; p++) {
+      if (prev.score[p] === -Infinity) continue;
+      const pc = prev.cands[p]!;
+      for (let c = 0; c < m; c++) {
+        const cc = cur.cands[c]!;
+        if (cc.edge === pc.edge) {
+          if (cc.offsetM >= pc.offsetM) consider(p, c, cc.offsetM - pc.offsetM, FORWARD);
+          else if (pc.offsetM - cc.offsetM <= stayM) consider(p, c, 0, STAY);
+        } else if (cc.edge === d.edgeReverse[pc.edge]) {
+          const turnAt = d.edgeLengthM[pc.edge]! - pc.offsetM;
+          consider(p, c, Math.abs(cc.offsetM - turnAt) + o.uTurnPenaltyM, U_TURN);
+        }
+      }
+      const exit = d.edgeTo[pc.edge]!;
+      if (!exitNodes.includes(exit)) exitNodes.push(exit);
+    }
+
+    // Everything else goes through the graph: one bounded search per distinct exit node.
+    for (const exit of exitNodes) {
+      let reach = -Infinity;
+      for (let p = 0; p < prev.cands.length; p++) {
+        const pc = prev.cands[p]!;
+        if (prev.score[p] === -Infinity || d.edgeTo[pc.edge] !== exit) continue;
+        reach = Math.max(reach, bound - (d.edgeLengthM[pc.edge]! - pc.offsetM));
+      }
+      if (reach < 0) continue;
+      this.search.run([{ node: exit, cost: 0 }], d.edgeLengthM, reach);
+      for (let p = 0; p < prev.cands.length; p++) {
+        const pc = prev.cands[p]!;
+        if (prev.score[p] === -Infinity || d.edgeTo[pc.edge] !== exit) continue;
+        const exitCost = d.edgeLengthM[pc.edge]! - pc.offsetM;
+        for (let c = 0; c < m; c++) {
+          const cc = cur.cands[c]!;
+          const via = this.search.costTo(d.edgeFrom[cc.edge]!);
+          if (via !== Infinity) consider(p, c, exitCost + via + cc.offsetM, ROUTE);
+        }
+      }
+    }
+
+    let any = false;
+    for (let c = 0; c < m; c++) {
+      if (best[c] === -Infinity) {
+        cur.score[c] = -Infinity;
+      } else {
+        cur.score[c] = best[c]! + cur.cands[c]!.logEmission;
+        any = true;
+      }
+    }
+    if (any) normalise(cur.score);
+    return any;
+  }
+
+  /** The driven edges of a decoded chain, as path segments. */
+  pathOf(chain: Step[], chosen: number[], subTrace: number): MatchedSegment[] {
+    const { graph } = this;
+    const d = graph.data;
+    interface Stretch {
+      edge: number;
+      startM: number;
+      endM: number;
+      fromPoint: number;
+      toPoint: number;
+    }
+    const stretches: Stretch[] = [];
+    const drive = (edge: number, startM: number, endM: number, fromPoint: number, toPoint: number) => {
+      const last = stretches[stretches.length - 1];
+      if (last && last.edge === edge && Math.abs(last.endM - startM) < 1e-6) {
+        last.endM = Math.max(last.endM, endM);
+        last.toPoint = toPoint;
+        return;
+      }
+      stretches.push({ edge, startM, endM, fromPoint, toPoint });
+    };
+    for (let k = 1; k < chain.length; k++) {
+      const prev = chain[k - 1]!;
+      const cur = chain[k]!;
+      const pc = prev.cands[chosen[k - 1]!]!;
+      const cc = cur.cands[chosen[k]!]!;
+      const kind = cur.kind[chosen[k]!]!;
+      if (kind === STAY) continue;
+      if (kind === FORWARD) {
+        drive(pc.edge, pc.offsetM, cc.offsetM, prev.point, cur.point);
+      } else if (kind === U_TURN) {
+        const turnAt = d.edgeLengthM[pc.edge]! - pc.offsetM;
+        drive(cc.edge, Math.min(turnAt, cc.offsetM), cc.offsetM, prev.point, cur.point);
+      } else {
+        const exit = d.edgeTo[pc.edge]!;
+        const entry = d.edgeFrom[cc.edge]!;
+        this.search.run([{ node: exit, cost: 0 }], d.edgeLengthM, this.o.maxRouteDistanceM, [entry]);
+        drive(pc.edge, pc.offsetM, d.edgeLengthM[pc.edge]!, prev.point, cur.point);
+        for (const e of this.search.edgesTo(entry)) drive(e, 0, d.edgeLengthM[e]!, prev.point, cur.point);
+        drive(cc.edge, 0, cc.offsetM, prev.point, cur.point);
+      }
+    }
+    return stretches
+      .filter((s) => s.endM - s.startM > 1e-6)
+      .map((s) => ({
+        edge: s.edge,
+        wayId: graph.edgeWayId(s.edge),
+        name: graph.edgeName(s.edge),
+        ref: graph.edgeRef(s.edge),
+        highway: graph.edgeHighway(s.edge),
+        speedLimitKmh: graph.edgeSpeedLimitKmh(s.edge),
+        limitSource: graph.edgeLimitSource(s.edge),
+        unlimited: graph.edgeUnlimited(s.edge),
+        urban: graph.edgeUrban(s.edge),
+        lengthM: s.endM - s.startM,
+        startM: s.startM,
+        endM: s.endM,
+        coordinates: sliceEdge(graph, s.edge, s.startM, s.endM),
+        subTrace,
+        fromPoint: s.fromPoint,
+        toPoint: s.toPoint,
+      }));
+  }
+}
+
+/** Shifts log scores so the best is 0, keeping long chains clear of underflow. */
+function normalise(score: Float64Array): void {
+  let max = -Infinity;
+  for (const s of score) if (s > max) max = s;
+  if (max === -Infinity) return;
+  for (let i = 0; i < score.length; i++) score[i] = score[i]! - max;
+}

@@ -1,0 +1,52 @@
+/** A position as `[longitude, latitude]` in WGS84 degrees. */
+export type LonLat = [number, number];
+
+/** Bounding box `[minLon, minLat, maxLon, maxLat]` in degrees. */
+export type BBox = [number, number, number, number];
+
+/** Where an edge's speed limit comes from. */
+export type LimitSource = 'explicit' | 'default' | 'unknown';
+
+/** Traffic control at a graph node. */
+export type NodeControl = 'signals' | 'stop' | 'give_way';
+
+/** One directed road edge, as returned by `RoadGraph.edge(i)`. */
+export interface RoadEdge {
+  /** Index of the directed edge in the graph (0 .. edgeCount-1). */
+  id: number;
+  /** OSM way id (or the generator's / source's way id). */
+  wayId: number;
+  name: string | null;
+  ref: string | null;
+  /** OSM `highway` class, e.g. `residential`, `motorway_link`. */
+  highway: string;
+  /** Legal limit in km/h; `null` when unknown or when there is no limit (`unlimited`). */
+  speedLimitKmh: number | null;
+  limitSource: LimitSource;
+  /** True where the road has no general limit (`maxspeed=none`, e.g. parts of German motorways). */
+  unlimited: boolean;
+  lengthM: number;
+  /** True when the underlying way can only be driven in one direction. */
+  oneway: boolean;
+  roundabout: boolean;
+  lanes: number | null;
+  surface: string | null;
+  /** ISO 3166-1 alpha-2 code the edge's default limit was taken from, when known. */
+  country: string | null;
+  fromNode: number;
+  toNode: number;
+  /** Id of the edge driving the same road the other way, or `null` for one-way roads. */
+  reverseEdge: number | null;
+  /** Geometry in driving direction, from `fromNode` to `toNode`. */
+  coordinates: LonLat[];
+  /** Built-up area (urban) or not (rural), which selects the default limit. */
+  urban: boolean;
+}
+
+/** One GPS fix of a trace. `timeMs` is epoch milliseconds; `accuracyM` the reported horizontal accuracy. */
+export interface TracePoint {
+  lon: number;
+  lat: number;
+  timeMs?: number;
+  accuracyM?: number;
+}
