@@ -1,0 +1,243 @@
+import { RestError } from './errors.ts';
+import { parseQueryString } from './php.ts';
+import type { RestArg, RestContext } from './schema.ts';
+
+/** The user a request runs as. `id` 0 is the anonymous visitor. */
+export interface CurrentUser {
+  readonly id: number;
+  readonly login: string;
+  readonly roles: readonly string[];
+}
+
+export const ANONYMOUS: CurrentUser = Object.freeze({
+  id: 0,
+  login: '',
+  roles: Object.freeze([]) as readonly string[],
+});
+
+/** Decides whether a user has a (primitive or meta) capability, e.g. `can(user, 'edit_post', 12)`. */
+export type CapabilityCheck = (user: CurrentUser, capability: string, ...args: unknown[]) => Promise<boolean>;
+
+/** Where a parameter came from, in WordPress's precedence order (first wins). */
+export type ParamSource = 'JSON' | 'POST' | 'GET' | 'URL' | 'defaults';
+
+/** The endpoint a request matched (WordPress's request "attributes"). */
+export interface MatchedEndpoint {
+  args: Record<string, RestArg>;
+  validateCallback?: ((request: RestRequest) => unknown) | undefined;
+}
+
+export interface RestRequestInit {
+  method: string;
+  route: string;
+  query?: Record<string, unknown>;
+  /** Form-encoded body params (`$_POST`), or a batch item's `body`. */
+  bodyParams?: Record<string, unknown>;
+  headers?: Record<string, string | string[] | undefined>;
+  /** Raw body text (JSON bodies are parsed lazily, like WordPress). */
+  body?: string;
+  user?: CurrentUser;
+  can?: CapabilityCheck;
+  remoteAddress?: string;
+}
+
+const EMPTY_CAN: CapabilityCheck = async () => false;
+
+/**
+ * A REST request, like WP_REST_Request: method, route, headers, body and parameters from five sources
+ * merged with WordPress's precedence: JSON body > form body > query string > URL (path) > defaults.
+ */
+export class RestRequest {
+  method: string;
+  readonly route: string;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+  readonly remoteAddress: string;
+  user: CurrentUser;
+  /** Capability check bound to nothing; prefer `request.can(...)`. */
+  readonly capabilityCheck: CapabilityCheck;
+  attributes: MatchedEndpoint | null = null;
+  /** Set by the server when the request is dispatched internally for `_embed`. */
+  isEmbedded = false;
+  private readonly params: Record<ParamSource, Record<string, unknown>>;
+  private jsonParsed = false;
+  private jsonError: RestError | null = null;
+
+  constructor(init: RestRequestInit) {
+    this.method = init.method.toUpperCase();
+    this.route = init.route;
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(init.headers ?? {})) {
+      if (v === undefined) continue;
+      headers[k.toLowerCase().replace(/_/g, '-')] = Array.isArray(v) ? v.join(', ') : v;
+    }
+    this.headers = headers;
+    this.body = init.body ?? '';
+    this.remoteAddress = init.remoteAddress ?? '';
+    this.user = init.user ?? ANONYMOUS;
+    this.capabilityCheck = init.can ?? EMPTY_CAN;
+    this.params = {
+      JSON: {},
+      POST: { ...(init.bodyParams ?? {}) },
+      GET: { ...(init.query ?? {}) },
+      URL: {},
+      defaults: {},
+    };
+  }
+
+  /** Builds a GET request from an absolute URL under `apiRoot` (WP_REST_Request::from_url). */
+  static fromUrl(url: string, apiRoot: string, base: Partial<RestRequestInit> = {}): RestRequest | null {
+    const q = url.indexOf('?');
+    const query = q === -1 ? {} : parseQueryString(url.slice(q + 1));
+    const path = q === -1 ? url : url.slice(0, q);
+    let route: string | undefined;
+    const rootNoSlash = apiRoot.replace(/\/$/, '');
+    if (path.startsWith(rootNoSlash)) route = path.slice(rootNoSlash.length) || '/';
+    else if (typeof query.rest_route === 'string' && query.rest_route !== '') {
+      route = query.rest_route;
+      delete query.rest_route;
+    }
+    if (!route) return null;
+    return new RestRequest({ ...base, method: 'GET', route, query });
+  }
+
+  /** Whether the user is logged in. */
+  get isLoggedIn(): boolean {
+    return this.user.id > 0;
+  }
+
+  /** `current_user_can()` for this request's user. */
+  can(capability: string, ...args: unknown[]): Promise<boolean> {
+    return this.capabilityCheck(this.user, capability, ...args);
+  }
+
+  /** A header value by case-insensitive name. */
+  header(name: string): string | undefined {
+    return this.headers[name.toLowerCase().replace(/_/g, '-')];
+  }
+
+  /** The media type of the body, lower-case, without parameters. */
+  get contentType(): string {
+    return (this.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  }
+
+  /** wp_is_json_media_type() on the Content-Type header. */
+  get isJsonContentType(): boolean {
+    const type = this.contentType;
+    return type === 'application/json' || type.endsWith('+json');
+  }
+
+  /** The parse error of a JSON body, or null. Parsing happens once. */
+  parseJson(): RestError | null {
+    if (this.jsonParsed) return this.jsonError;
+    this.jsonParsed = true;
+    if (!this.isJsonContentType || this.body.trim() === '') return null;
+    try {
+      const parsed: unknown = JSON.parse(this.body);
+      // json_decode(..., true) of a scalar gives a scalar; only arrays/objects become params.
+      if (parsed !== null && typeof parsed === 'object') {
+        this.params.JSON = Array.isArray(parsed) ? { ...parsed } : (parsed as Record<string, unknown>);
+      }
+    } catch {
+      this.jsonError = new RestError('rest_invalid_json', 'Invalid JSON body passed.', {
+        status: 400,
+        json_error_code: 4,
+        json_error_message: 'Syntax error',
+      });
+    }
+    return this.jsonError;
+  }
+
+  /** The sources consulted for a parameter, highest precedence first (get_parameter_order). */
+  parameterOrder(): ParamSource[] {
+    const order: ParamSource[] = [];
+    if (this.isJsonContentType) order.push('JSON');
+    this.parseJson();
+    if (
+      this.method !== 'POST' &&
+      this.body !== '' &&
+      !this.isJsonContentType &&
+      this.contentType === 'application/x-www-form-urlencoded' &&
+      Object.keys(this.params.POST).length === 0
+    ) {
+      this.params.POST = parseQueryString(this.body);
+    }
+    if (['POST', 'PUT', 'PATCH', 'DELETE'].includes(this.method)) order.push('POST');
+    order.push('GET', 'URL', 'defaults');
+    return order;
+  }
+
+  /** A parameter's value (undefined when absent), by precedence. */
+  get<T = unknown>(name: string): T | undefined {
+    for (const source of this.parameterOrder()) {
+      const bag = this.params[source];
+      if (Object.hasOwn(bag, name)) return bag[name] as T;
+    }
+    return undefined;
+  }
+
+  /** Whether a parameter is present in any source (has_param). */
+  has(name: string): boolean {
+    return this.parameterOrder().some((s) => Object.hasOwn(this.params[s], name));
+  }
+
+  /** Sets a parameter in the highest-precedence source (set_param). */
+  set(name: string, value: unknown): void {
+    const order = this.parameterOrder();
+    for (const source of order) {
+      if (Object.hasOwn(this.params[source], name)) {
+        this.params[source][name] = value;
+        return;
+      }
+    }
+    this.params[order[0]!][name] = value;
+  }
+
+  /** Every parameter merged by precedence (get_params). */
+  getParams(): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const source of [...this.parameterOrder()].reverse()) Object.assign(out, this.params[source]);
+    return out;
+  }
+
+  /** The parameters of one source (the sanitiser rewrites them in place). */
+  source(source: ParamSource): Record<string, unknown> {
+    if (source === 'JSON') this.parseJson();
+    return this.params[source];
+  }
+
+  /** The query-string parameters. */
+  get query(): Record<string, unknown> {
+    return this.params.GET;
+  }
+
+  setUrlParams(params: Record<string, unknown>): void {
+    this.params.URL = params;
+  }
+
+  setDefaultParams(params: Record<string, unknown>): void {
+    this.params.defaults = params;
+  }
+
+  /** The request's `context` parameter (after sanitising, one of view/embed/edit). */
+  get context(): RestContext {
+    const c = this.get('context');
+    return c === 'edit' || c === 'embed' ? c : 'view';
+  }
+
+  /** A copy with the same inputs, unmatched (used by the batch endpoint). */
+  clone(): RestRequest {
+    const copy = new RestRequest({
+      method: this.method,
+      route: this.route,
+      headers: this.headers,
+      body: this.body,
+      user: this.user,
+      can: this.capabilityCheck,
+      remoteAddress: this.remoteAddress,
+      query: structuredClone(this.params.GET),
+      bodyParams: structuredClone(this.params.POST),
+    });
+    return copy;
+  }
+}
