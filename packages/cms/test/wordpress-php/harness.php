@@ -1,0 +1,53 @@
+<?php
+/**
+ * Differential-test harness: loads WordPress's own formatting code (no database, no HTTP) and runs the
+ * calls read as JSON from stdin, printing their results as JSON. The TypeScript ports are compared with
+ * these results. Only the pure text functions are exposed.
+ *
+ * Usage: echo '[{"fn":"wptexturize","args":["..."]}]' | php harness.php /usr/share/wordpress
+ */
+$root = rtrim($argv[1] ?? '/usr/share/wordpress', '/') . '/';
+define('ABSPATH', $root);
+define('WPINC', 'wp-includes');
+$GLOBALS['locale'] = 'en_US';
+require ABSPATH . WPINC . '/plugin.php';
+require ABSPATH . WPINC . '/pomo/translations.php';
+require ABSPATH . WPINC . '/l10n.php';
+require ABSPATH . WPINC . '/functions.php';
+function is_multisite() { return false; }
+function is_admin() { return false; }
+function wp_cache_get() { return false; }
+function wp_cache_set() { return true; }
+function includes_url($path = '') { return 'http://example.test/wp-includes/' . $path; }
+function site_url() { return 'http://example.test'; }
+foreach (['use_smilies' => 1, 'blog_charset' => 'UTF-8', 'use_balanceTags' => 0, 'home' => 'http://example.test', 'siteurl' => 'http://example.test'] as $name => $value) {
+    add_filter('pre_option_' . $name, static fn() => $value);
+}
+require ABSPATH . WPINC . '/formatting.php';
+require ABSPATH . WPINC . '/kses.php';
+require ABSPATH . WPINC . '/shortcodes.php';
+require ABSPATH . WPINC . '/class-wp-block-parser.php';
+smilies_init();
+add_filter('sanitize_title', 'sanitize_title_with_dashes', 10, 3);
+// The shortcodes a default install registers; only their names matter to the functions tested here.
+foreach (['wp_caption', 'caption', 'gallery', 'playlist', 'audio', 'video', 'embed'] as $tag) {
+    add_shortcode($tag, static fn($atts, $content = '') => "[[rendered:$tag]]");
+}
+
+$allowed = [
+    'wptexturize', 'wpautop', 'shortcode_unautop', 'convert_chars', 'convert_smilies', 'wp_trim_words',
+    'sanitize_title', 'sanitize_title_with_dashes', 'remove_accents', 'force_balance_tags', 'strip_shortcodes',
+    'normalize_whitespace', 'wp_strip_all_tags', 'wp_kses_post', 'wp_filter_kses', 'wp_kses_data',
+    'utf8_uri_encode', 'wp_html_split', 'esc_url', 'esc_attr', 'esc_html',
+];
+$calls = json_decode(stream_get_contents(STDIN), true);
+$out = [];
+foreach ($calls as $call) {
+    $fn = $call['fn'];
+    if (!in_array($fn, $allowed, true)) {
+        fwrite(STDERR, "function not allowed: $fn\n");
+        exit(2);
+    }
+    $out[] = $fn(...$call['args']);
+}
+echo json_encode($out, JSON_UNESCAPED_UNICODE | JSON_UNESCAPED_SLASHES | JSON_INVALID_UTF8_SUBSTITUTE);
