@@ -7,6 +7,8 @@ export interface CurrentUser {
   readonly id: number;
   readonly login: string;
   readonly roles: readonly string[];
+  /** Capabilities granted (true) or denied (false) to this user beyond the roles. */
+  readonly caps?: Readonly<Record<string, boolean>>;
 }
 
 export const ANONYMOUS: CurrentUser = Object.freeze({

@@ -1,0 +1,124 @@
+/**
+ * The composition root: `buildApp(deps)` wires repositories, capabilities, authentication, the REST
+ * server and every module's routes onto a Fastify app, without listening (server.ts does that; tests
+ * use `app.inject()`).
+ */
+import { createHttpApp, type Database, type Logger, registerOpsRoutes } from '@svc/platform';
+import type { FastifyInstance } from 'fastify';
+import { Authenticator } from './auth/authenticate.ts';
+import { Capabilities } from './auth/capabilities.ts';
+import type { CmsConfig } from './config.ts';
+import { modules } from './controllers/index.ts';
+import { ApplicationPasswordsRepository } from './db/application-passwords-repository.ts';
+import { OptionsRepository } from './db/options-repository.ts';
+import type { CmsDatabase } from './db/schema.ts';
+import { TermsRepository } from './db/terms-repository.ts';
+import { UsersRepository } from './db/users-repository.ts';
+import { type CmsContext, noContent } from './module.ts';
+import { mountRestApi } from './rest/http.ts';
+import { RestServer } from './rest/server.ts';
+
+export interface BuildAppDeps {
+  config: CmsConfig;
+  database: Database<CmsDatabase>;
+  logger: Logger;
+  /** Key for application-password hashes (see resolveSecret). */
+  secret: string;
+  /** Time source; defaults to the system clock. */
+  now?: () => Date;
+  /** How long verified credentials are remembered (ms); tests use 0. */
+  authCacheTtlMs?: number;
+  /** How long options are cached (ms). */
+  optionsTtlMs?: number;
+}
+
+/** The running pieces, for tests, the CLI and the seed step. */
+export interface CmsApp {
+  app: FastifyInstance;
+  ctx: CmsContext;
+  auth: Authenticator;
+  appPasswords: ApplicationPasswordsRepository;
+}
+
+/** Builds the CMS: every module registered, the REST API mounted at /cms-json, ops routes at /healthz etc. */
+export async function buildApp(deps: BuildAppDeps): Promise<CmsApp> {
+  const { database, logger, config } = deps;
+  const db = database.db;
+  const now = deps.now ?? (() => new Date());
+  const options = new OptionsRepository(db, { ttlMs: deps.optionsTtlMs ?? 2000 });
+  const users = new UsersRepository(db);
+  const terms = new TermsRepository(db);
+  const appPasswords = new ApplicationPasswordsRepository(db);
+
+  // The context is filled in two steps: the capability checker reads `ctx.content` on every call so a
+  // module can install its provider during `register`.
+  const ctx = {} as CmsContext;
+  const caps = new Capabilities({
+    content: () => ctx.content,
+    option: (name) => options.get(name),
+    termTaxonomy: async (id) => (await terms.findById(id))?.taxonomy ?? null,
+  });
+  const auth = new Authenticator({
+    users,
+    appPasswords,
+    secret: deps.secret,
+    now,
+    ...(deps.authCacheTtlMs !== undefined ? { cacheTtlMs: deps.authCacheTtlMs } : {}),
+  });
+  const server = new RestServer({
+    apiRoot: async () => `${String(await options.get('home')).replace(/\/+$/, '')}/cms-json/`,
+    authenticate: (request) => auth.authenticate(request),
+    can: (user, capability, ...args) => caps.userCan(user, capability, ...args),
+    siteInfo: async () => {
+      const o = await options.getMany([
+        'blogname',
+        'blogdescription',
+        'siteurl',
+        'home',
+        'gmt_offset',
+        'timezone_string',
+        'page_for_posts',
+        'page_on_front',
+        'show_on_front',
+      ]);
+      return {
+        name: o.blogname,
+        description: o.blogdescription,
+        url: o.siteurl,
+        home: o.home,
+        gmt_offset: Number(o.gmt_offset),
+        timezone_string: o.timezone_string,
+        page_for_posts: Number(o.page_for_posts),
+        page_on_front: Number(o.page_on_front),
+        show_on_front: o.show_on_front,
+      };
+    },
+    siteInfoTail: async () => ({
+      site_logo: Number(await options.get('site_logo')),
+      site_icon: Number(await options.get('site_icon')),
+      site_icon_url: '',
+    }),
+    onError: (err, request) =>
+      logger.error({ err, route: request.route, method: request.method }, 'REST handler failed'),
+  });
+  Object.assign(ctx, {
+    config,
+    db,
+    dialect: database.dialect,
+    logger,
+    now,
+    server,
+    caps,
+    options,
+    users,
+    terms,
+    content: noContent,
+  } satisfies CmsContext);
+
+  for (const module of modules) await module.register(ctx);
+
+  const app = createHttpApp({ logger, bodyLimit: 10 * 1024 * 1024 });
+  registerOpsRoutes(app, { readiness: () => database.ping() });
+  await mountRestApi(app, server);
+  return { app, ctx, auth, appPasswords };
+}

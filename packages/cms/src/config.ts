@@ -1,0 +1,72 @@
+/** The CMS configuration, read once from the environment (see README for every variable). */
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import {
+  baseConfigSpec,
+  booleanSchema,
+  ConfigError,
+  type ConfigOf,
+  env,
+  type LoadConfigOptions,
+  loadConfig,
+  urlSchema,
+} from '@svc/platform';
+import { z } from 'zod';
+
+export const cmsConfigSpec = {
+  ...baseConfigSpec({ prefix: 'CMS_', defaultPort: 8080 }),
+  siteUrl: env('CMS_SITE_URL', urlSchema(['http', 'https']).optional(), {
+    doc: 'Public URL of the site, e.g. https://cms.example.com (default http://HOST:PORT); stored as siteurl/home on first start',
+  }),
+  secret: env('CMS_SECRET', z.string().min(32, { error: 'must be at least 32 characters' }).optional(), {
+    secret: true,
+    doc: 'Key for application-password hashes; generated into DATA_DIR/cms-secret.key when unset (set it when several nodes share a database)',
+  }),
+  adminLogin: env('CMS_ADMIN_LOGIN', z.string().min(1).default('admin'), {
+    doc: 'Login of the administrator created on first start',
+  }),
+  adminEmail: env('CMS_ADMIN_EMAIL', z.string().min(3).default('admin@example.com'), {
+    doc: 'Email of the administrator created on first start',
+  }),
+  seedSample: env('CMS_SEED_SAMPLE', booleanSchema(true), { doc: 'Create a little sample content on first start' }),
+} as const;
+
+export type CmsConfig = ConfigOf<typeof cmsConfigSpec>;
+
+/** Reads and validates the configuration; throws a one-line ConfigError. */
+export function loadCmsConfig(options: LoadConfigOptions = {}): CmsConfig {
+  return loadConfig(cmsConfigSpec, options);
+}
+
+/** The SQLite file of the embedded store. */
+export function sqliteFile(config: CmsConfig): string {
+  return path.join(config.dataDir, 'cms.db');
+}
+
+/**
+ * The server secret: CMS_SECRET, or a random key kept in DATA_DIR/cms-secret.key (created with mode
+ * 0600 on first use) so restarts keep application passwords valid.
+ */
+export function resolveSecret(config: CmsConfig): string {
+  if (config.secret) return config.secret;
+  const file = path.join(config.dataDir, 'cms-secret.key');
+  try {
+    if (existsSync(file)) {
+      const text = readFileSync(file, 'utf8').trim();
+      if (text.length >= 32) return text;
+      throw new ConfigError(`Invalid configuration: ${file} holds a key shorter than 32 characters`);
+    }
+    mkdirSync(config.dataDir, { recursive: true });
+    const secret = randomBytes(32).toString('base64url');
+    writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+    chmodSync(file, 0o600);
+    return secret;
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return readFileSync(file, 'utf8').trim();
+    throw new ConfigError(
+      `Invalid configuration: cannot read or create the secret key ${file} (${(err as NodeJS.ErrnoException).code ?? err})`,
+    );
+  }
+}
