@@ -1,0 +1,297 @@
+import { randomBytes } from 'node:crypto';
+import type { MachineType, Sample } from '@svc/scoring';
+import type { BufferStore } from './buffer-store.ts';
+import type { Clock } from './clock.ts';
+import { BufferFullError, SampleRejectedError } from './errors.ts';
+import { type DetectorState, IDLE_DETECTOR, observeSample, tripEndMs } from './trip-detector.ts';
+import type { TripRules } from './trip-rules.ts';
+import { validateSample } from './validate-sample.ts';
+
+/** What the recorder persists beside the samples, in the same transaction. */
+interface RecorderState {
+  detector: DetectorState;
+  openTripSeq: number | null;
+  openTripId: string | null;
+  /** Newest time per stream: each stream must move forward. */
+  lastT: Partial<Record<Sample['type'], number>>;
+  /** Newest time of any stream. */
+  newestT: number | null;
+  /** Highest wall-clock time seen at a recording call: the wall clock below it means it was stepped back. */
+  wallHighWaterMs: number | null;
+  /** Wall-clock time of the last accepted call, for ending a trip after a silent restart. */
+  lastReceivedWallMs: number | null;
+}
+
+const INITIAL_STATE: RecorderState = {
+  detector: IDLE_DETECTOR,
+  openTripSeq: null,
+  openTripId: null,
+  lastT: {},
+  newestT: null,
+  wallHighWaterMs: null,
+  lastReceivedWallMs: null,
+};
+
+export type TripEndReason = 'stopped' | 'silence' | 'host' | 'clock_step';
+export type WhenFull = 'evict-oldest' | 'reject-new';
+
+/** Identity attached to every trip at its start (vehicle and driver also while it records). */
+export interface TripIdentity {
+  deviceId: string;
+  vehicle: string | null;
+  driverId: string | null;
+  machineType: MachineType | null;
+  imuFrame: 'vehicle' | 'device' | null;
+  timeZone: string | null;
+  /** Whether the host watches the phone's state during trips (absent phone samples then mean no use). */
+  phoneMonitored: boolean | null;
+}
+
+export type RecorderEvent =
+  | { type: 'tripStarted'; tripId: string; startMs: number }
+  | {
+      type: 'tripEnded';
+      tripId: string;
+      startMs: number;
+      endMs: number;
+      reason: TripEndReason;
+      sampleCount: number;
+      distanceM: number;
+    }
+  | { type: 'tripDiscarded'; tripId: string; startMs: number; endMs: number; reason: string }
+  | { type: 'tripEvicted'; tripId: string; reason: string };
+
+export interface RecorderConfig {
+  rules: TripRules;
+  leadInMs: number;
+  maxLatenessMs: number;
+  clockStepThresholdMs: number;
+  maxBufferBytes: number;
+  whenFull: WhenFull;
+  clock: Clock;
+  identity: () => TripIdentity;
+}
+
+/**
+ * Turns recording calls into stored samples and trip boundaries. Each call validates everything first,
+ * then writes samples, trip changes and its own state in one transaction, then tells listeners: a throw
+ * leaves storage and memory exactly as before the call.
+ */
+export class Recorder {
+  private state: RecorderState;
+  private lastReceiptMonoMs: number | null = null;
+
+  constructor(
+    private readonly store: BufferStore,
+    private readonly config: RecorderConfig,
+    private readonly emit: (event: RecorderEvent) => void,
+  ) {
+    const saved = store.getMeta('recorder');
+    this.state = saved ? (JSON.parse(saved) as RecorderState) : structuredClone(INITIAL_STATE);
+  }
+
+  /** The trip being recorded, if any. */
+  get openTripId(): string | null {
+    return this.state.openTripId;
+  }
+
+  /** Newest sample time accepted so far (replays resume after it). */
+  get newestSampleMs(): number | null {
+    return this.state.newestT;
+  }
+
+  /** Validates and stores samples, all or none; returns the id of the trip the last one belongs to. */
+  record(inputs: readonly unknown[], indexed: boolean): string | null {
+    const samples = inputs.map((input, i) => validateSample(input, indexed ? i : undefined));
+    const wallNow = this.config.clock.now();
+    const events: RecorderEvent[] = [];
+    const next: RecorderState = structuredClone(this.state);
+
+    this.store.transaction(() => {
+      samples.forEach((sample, i) => {
+        this.checkOrder(next, sample, wallNow, indexed ? i : undefined, events);
+        const step = observeSample(next.detector, sample, this.config.rules);
+        next.detector = step.state;
+        if (step.ended && next.openTripSeq !== null) {
+          this.closeTrip(next, step.ended.endMs, 'stopped', events);
+        }
+        if (step.started) this.openTrip(next, step.started.startMs, events);
+        const body = JSON.stringify(sample);
+        this.ensureRoom(body.length, events);
+        this.store.insertSample(next.openTripSeq, sample, body);
+        next.lastT[sample.type] = sample.t;
+        if (next.newestT === null || sample.t > next.newestT) next.newestT = sample.t;
+        if (next.openTripSeq === null) this.store.pruneIdle(next.newestT - this.config.leadInMs);
+      });
+      next.wallHighWaterMs = Math.max(next.wallHighWaterMs ?? wallNow, wallNow);
+      next.lastReceivedWallMs = wallNow;
+      this.store.setMeta('recorder', JSON.stringify(next));
+    });
+
+    this.state = next;
+    this.lastReceiptMonoMs = this.config.clock.monotonicMs();
+    for (const event of events) this.emit(event);
+    return next.openTripId;
+  }
+
+  /** Ends the open trip now (ignition off, end of a replay); returns its id, or null when none was open. */
+  endTrip(reason: TripEndReason = 'host'): string | null {
+    if (this.state.openTripSeq === null) return null;
+    const tripId = this.state.openTripId;
+    const endMs =
+      reason === 'host' ? (this.state.newestT ?? tripEndMs(this.state.detector)) : tripEndMs(this.state.detector);
+    this.commit((next, events) => {
+      this.closeTrip(next, endMs, reason, events);
+      next.detector = { ...IDLE_DETECTOR, prevFix: next.detector.prevFix };
+    });
+    return tripId;
+  }
+
+  /**
+   * Ends the open trip when nothing at all has arrived for the stop time (the host stopped sending when the
+   * car parked). Runs on a timer; measured on the monotonic clock, or the wall clock across a restart.
+   */
+  checkSilence(): string | null {
+    if (this.state.openTripSeq === null) return null;
+    const silentMs =
+      this.lastReceiptMonoMs !== null
+        ? this.config.clock.monotonicMs() - this.lastReceiptMonoMs
+        : this.config.clock.now() - (this.state.lastReceivedWallMs ?? this.config.clock.now());
+    return silentMs >= this.config.rules.endStopS * 1000 ? this.endTrip('silence') : null;
+  }
+
+  /** Sets the vehicle and driver of the open trip, if any (later trips take them from the identity). */
+  updateOpenTripIdentity(vehicle: string | null, driverId: string | null): void {
+    if (this.state.openTripSeq !== null) this.store.setTripIdentity(this.state.openTripSeq, vehicle, driverId);
+  }
+
+  private commit(change: (next: RecorderState, events: RecorderEvent[]) => void): void {
+    const events: RecorderEvent[] = [];
+    const next: RecorderState = structuredClone(this.state);
+    this.store.transaction(() => {
+      change(next, events);
+      this.store.setMeta('recorder', JSON.stringify(next));
+    });
+    this.state = next;
+    for (const event of events) this.emit(event);
+  }
+
+  /**
+   * Each stream moves forward (phone events may share a millisecond), and no sample is older than the
+   * newest one by more than `maxLatenessMs`. A sample that breaks this is refused, unless the wall clock
+   * itself was stepped back at least as far: then the device's time changed under us, the open trip ends
+   * where it is and recording starts afresh, so that time stays monotonic within every trip.
+   */
+  private checkOrder(
+    next: RecorderState,
+    sample: Sample,
+    wallNow: number,
+    index: number | undefined,
+    events: RecorderEvent[],
+  ): void {
+    const last = next.lastT[sample.type];
+    const backwards = last !== undefined && (sample.type === 'phone' ? sample.t < last : sample.t <= last);
+    const tooLate = next.newestT !== null && sample.t < next.newestT - this.config.maxLatenessMs;
+    if (!backwards && !tooLate) return;
+
+    const wallStepBackMs = (next.wallHighWaterMs ?? wallNow) - wallNow;
+    const behindMs = (next.newestT ?? sample.t) - sample.t;
+    if (wallStepBackMs >= this.config.clockStepThresholdMs && behindMs <= wallStepBackMs + this.config.maxLatenessMs) {
+      if (next.openTripSeq !== null) this.closeTrip(next, next.newestT ?? sample.t, 'clock_step', events);
+      this.store.deleteIdle();
+      next.detector = IDLE_DETECTOR;
+      next.lastT = {};
+      next.newestT = null;
+      next.wallHighWaterMs = wallNow;
+      return;
+    }
+    const where = index === undefined ? '' : `sample ${index}: `;
+    if (backwards) {
+      throw new SampleRejectedError(
+        'time_backwards',
+        `${where}${sample.type} sample: t ${sample.t} (${iso(sample.t)}) is not after the previous ${sample.type} sample at ${last} (${iso(last as number)}): time went backwards`,
+        't',
+        index,
+      );
+    }
+    throw new SampleRejectedError(
+      'too_late',
+      `${where}${sample.type} sample: t ${sample.t} (${iso(sample.t)}) is ${Math.round(behindMs / 1000)} s older than the newest sample; samples may arrive at most ${this.config.maxLatenessMs / 1000} s late`,
+      't',
+      index,
+    );
+  }
+
+  private openTrip(next: RecorderState, startMs: number, events: RecorderEvent[]): void {
+    const identity = this.config.identity();
+    const id = `edge-${Math.round(startMs).toString(36)}-${randomBytes(10).toString('hex')}`;
+    next.openTripSeq = this.store.startTrip({
+      id,
+      startMs,
+      leadInFromMs: startMs - this.config.leadInMs,
+      ...identity,
+    });
+    next.openTripId = id;
+    events.push({ type: 'tripStarted', tripId: id, startMs });
+  }
+
+  /** Cuts the open trip at `endMs` and keeps it for upload, or discards it when shorter than the minimum. */
+  private closeTrip(next: RecorderState, endMs: number, reason: TripEndReason, events: RecorderEvent[]): void {
+    const seq = next.openTripSeq;
+    if (seq === null) return;
+    const trip = this.store.tripBySeq(seq);
+    next.openTripSeq = null;
+    next.openTripId = null;
+    if (!trip) return;
+    const { minTripMovingS, minTripDistanceM, movingSpeedKmh } = this.config.rules;
+    const stats = this.store.closeTrip(seq, trip.start_ms - this.config.leadInMs, endMs, movingSpeedKmh);
+    if (stats.gpsFixes < 2 || stats.movingS < minTripMovingS || stats.distanceM < minTripDistanceM) {
+      this.store.discardTrip(seq);
+      const reason =
+        stats.gpsFixes < 2
+          ? 'no GPS positions: the scorer needs them'
+          : `too short for a trip (${Math.round(stats.movingS)} s moving, ${Math.round(stats.distanceM)} m; minimum ${minTripMovingS} s and ${minTripDistanceM} m)`;
+      events.push({ type: 'tripDiscarded', tripId: trip.id, startMs: trip.start_ms, endMs, reason });
+      return;
+    }
+    this.store.finishTrip(seq, endMs, reason, stats);
+    events.push({
+      type: 'tripEnded',
+      tripId: trip.id,
+      startMs: trip.start_ms,
+      endMs,
+      reason,
+      sampleCount: stats.sampleCount,
+      distanceM: stats.distanceM,
+    });
+  }
+
+  /** Makes room for `bytes` more, by the `whenFull` policy, or throws {@link BufferFullError}. */
+  private ensureRoom(bytes: number, events: RecorderEvent[]): void {
+    const max = this.config.maxBufferBytes;
+    while (this.store.usedBytes + bytes > max) {
+      const used = this.store.usedBytes;
+      if (this.config.whenFull === 'reject-new') {
+        throw new BufferFullError(
+          `buffer full (${used} of ${max} bytes); policy reject-new refuses new samples`,
+          used,
+          max,
+        );
+      }
+      const reason = `evicted: buffer full (${max} bytes), oldest unsent trip dropped to keep recording`;
+      const victim = this.store.evictOne(reason);
+      if (!victim) {
+        throw new BufferFullError(
+          `buffer full (${used} of ${max} bytes) and no finished trip left to evict: the open trip alone fills it`,
+          used,
+          max,
+        );
+      }
+      events.push({ type: 'tripEvicted', tripId: victim.id, reason });
+    }
+  }
+}
+
+function iso(t: number): string {
+  return new Date(t).toISOString();
+}
