@@ -1,0 +1,72 @@
+import type { RoadGraph } from '@svc/roads';
+import type { Driver, Fleet, Vehicle } from './fleet.ts';
+import { NoRouteError } from './road-route.ts';
+import { planTrips, type TripPlan } from './schedule.ts';
+import { type SimulatedTrip, type SimulateTripOptions, simulateTrip } from './simulate-trip.ts';
+
+/** Options of {@link simulateFleetTrips}: the schedule, plus sensor settings applied to every trip. */
+export interface FleetTripsOptions
+  extends Pick<SimulateTripOptions, 'gpsHz' | 'imuHz' | 'obdHz' | 'gps' | 'imu' | 'phone' | 'stepS'> {
+  fleet: Fleet;
+  graph: RoadGraph;
+  days?: number;
+  startDate?: string | number;
+  /** Stop after this many trips (default: every planned trip). */
+  limit?: number;
+  /** Plans to simulate instead of the fleet's schedule (e.g. a filtered `planTrips` result). */
+  plans?: TripPlan[];
+}
+
+/** One simulated fleet trip with who drove what. */
+export interface FleetTrip extends SimulatedTrip {
+  plan: TripPlan;
+  driver: Driver;
+  vehicle: Vehicle;
+}
+
+/**
+ * Simulates a fleet's scheduled trips one at a time (a generator: a few hundred trips never sit in memory at
+ * once). Trips whose route does not exist on the graph are skipped.
+ */
+export function* simulateFleetTrips(options: FleetTripsOptions): Generator<FleetTrip> {
+  const { fleet, graph } = options;
+  const plans = options.plans ?? planTrips({ fleet, graph, days: options.days, startDate: options.startDate });
+  const drivers = new Map(fleet.drivers.map((d) => [d.id, d]));
+  const vehicles = new Map(fleet.vehicles.map((v) => [v.id, v]));
+  const limit = options.limit ?? Number.POSITIVE_INFINITY;
+  let produced = 0;
+  for (const plan of plans) {
+    if (produced >= limit) return;
+    const driver = drivers.get(plan.driverId);
+    const vehicle = vehicles.get(plan.vehicleId);
+    if (!driver || !vehicle) throw new RangeError(`trip plan ${plan.id} names a driver or vehicle not in the fleet`);
+    let trip: SimulatedTrip;
+    try {
+      trip = simulateTrip({
+        graph,
+        from: plan.from,
+        to: plan.to,
+        via: plan.via,
+        viaDwellS: plan.viaDwellS,
+        driver,
+        vehicle,
+        startMs: plan.startMs,
+        seed: plan.seed,
+        timeZone: fleet.timeZone,
+        clientTripId: plan.id,
+        gpsHz: options.gpsHz,
+        imuHz: options.imuHz,
+        obdHz: options.obdHz,
+        gps: options.gps,
+        imu: options.imu,
+        phone: options.phone,
+        stepS: options.stepS,
+      });
+    } catch (error) {
+      if (error instanceof NoRouteError) continue;
+      throw error;
+    }
+    produced++;
+    yield { ...trip, plan, driver, vehicle };
+  }
+}
