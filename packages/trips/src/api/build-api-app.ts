@@ -1,0 +1,116 @@
+import rateLimit from '@fastify/rate-limit';
+import { createHttpApp, type HttpMetrics, type Logger, type Redis, registerOpsRoutes } from '@svc/platform';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Environment } from '../environment.ts';
+import type { TripsDatabase } from '../store/open-trips-database.ts';
+import { ApiError } from './api-error.ts';
+import { resolveScope } from './auth.ts';
+import { openApiText } from './openapi-document.ts';
+import { registerTripRoutes } from './trip-routes.ts';
+import { registerVehicleRoutes } from './vehicle-routes.ts';
+
+/** Default requests per minute per token (a token may carry its own). */
+export const DEFAULT_RATE_LIMIT_PER_MIN = 1200;
+
+export interface ApiAppOptions {
+  environment: Environment;
+  database: TripsDatabase;
+  logger: Logger;
+  clock?: () => number;
+  /** Requests per minute per token; counters in Redis when `redis` is given, else in this process. */
+  rateLimit?: { perMinute?: number; redis?: Redis | undefined };
+  metrics?: HttpMetrics;
+  /** Extra readiness check besides the database (e.g. Redis). */
+  readiness?: () => Promise<void>;
+}
+
+/**
+ * The public read API of one environment: `/v1` (GET only, bearer token, fleet scope in every query,
+ * per-token rate limit), the OpenAPI document at `/openapi.json`, and the ops routes. Listening is the
+ * caller's job (`serve()` or `inject()` in tests).
+ */
+export async function buildApiApp(options: ApiAppOptions): Promise<FastifyInstance> {
+  const { database, environment } = options;
+  const clock = options.clock ?? Date.now;
+  const app = createHttpApp({
+    logger: options.logger,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+    fastify: {
+      routerOptions: { maxParamLength: 512, ignoreTrailingSlash: true },
+      // Errors found before routing, e.g. a malformed percent-encoding in the path.
+      frameworkErrors: (err, _req, reply) => {
+        void (reply as unknown as FastifyReply)
+          .code(400)
+          .send({ ok: false, error: `malformed request: ${err.message}` });
+      },
+    },
+  });
+  app.decorateRequest('scope', null);
+
+  app.setErrorHandler((err: FastifyError | ApiError, req, reply) => sendError(err, req, reply));
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0] ?? req.url;
+    const message =
+      req.method !== 'GET' && req.method !== 'HEAD' && path.startsWith('/v1/')
+        ? `${req.method} is not supported: the API is read-only, use GET`
+        : `no such endpoint: ${req.method} ${path.slice(0, 200)} (see /openapi.json)`;
+    void reply.code(404).send({ ok: false, error: message });
+  });
+
+  registerOpsRoutes(app, {
+    readiness: async () => {
+      await database.ping();
+      await options.readiness?.();
+    },
+  });
+  app.get('/openapi.json', async (_req, reply) => {
+    reply.header('cache-control', 'public, max-age=300');
+    return reply.type('application/json; charset=utf-8').send(openApiText());
+  });
+
+  await app.register(
+    async (v1) => {
+      v1.addHook('onRequest', async (req) => {
+        req.scope = await resolveScope(req, database.db, environment, clock());
+      });
+      await v1.register(rateLimit, {
+        global: true,
+        hook: 'preHandler',
+        timeWindow: 60_000,
+        max: async (req) => req.scope?.rateLimitPerMin ?? options.rateLimit?.perMinute ?? DEFAULT_RATE_LIMIT_PER_MIN,
+        keyGenerator: (req) => req.scope?.tokenId ?? `ip:${req.ip}`,
+        ...(options.rateLimit?.redis ? { redis: options.rateLimit.redis } : {}),
+        nameSpace: `trips:${environment}:rate:`,
+        // A Redis outage must not take the API down with it: requests are then served unlimited.
+        skipOnError: true,
+        errorResponseBuilder: (_req, context) =>
+          new ApiError(
+            429,
+            `rate limit exceeded: ${context.max} requests per minute for this token; retry in ${Math.max(1, Math.ceil(context.ttl / 1000))} s`,
+          ),
+      });
+      registerTripRoutes(v1, { database, clock });
+      registerVehicleRoutes(v1, { database, clock });
+    },
+    { prefix: '/v1' },
+  );
+  return app;
+}
+
+/** Every error becomes `{ ok: false, error }` with one of the documented statuses; a 500 hides its cause. */
+function sendError(err: FastifyError | ApiError, req: FastifyRequest, reply: FastifyReply) {
+  if (err instanceof ApiError) {
+    if (err.statusCode === 401) reply.header('www-authenticate', 'Bearer realm="trips"');
+    return reply.code(err.statusCode).send({ ok: false, error: err.message });
+  }
+  const status = typeof err.statusCode === 'number' ? err.statusCode : 500;
+  if (status >= 400 && status < 500) {
+    // Framework-level client errors (unparseable body, unsupported media type, ...) are bad requests.
+    const code = status === 404 || status === 429 ? status : 400;
+    return reply.code(code).send({ ok: false, error: err.message || 'bad request' });
+  }
+  req.log.error({ err }, 'unhandled error');
+  return reply
+    .code(500)
+    .send({ ok: false, error: `internal error; it was logged with request id ${req.id}, quote it when reporting` });
+}

@@ -1,0 +1,132 @@
+import { canonicalPlate, DRIVER_ID_PATTERN, PLATE_PATTERN } from '../ids.ts';
+import { TIERS } from '../scoring/tiers.ts';
+import type { TripListFilter } from '../store/trip-list.ts';
+import { badRequest } from './api-error.ts';
+
+/** Defaults and bounds of the list parameters (documented in the OpenAPI document and the README). */
+export const PAGE_DEFAULT = 1;
+export const PAGE_MAX = 1_000_000;
+export const LIMIT_DEFAULT = 20;
+export const LIMIT_MIN = 10;
+export const LIMIT_MAX = 100;
+export const WINDOW_DAYS_DEFAULT = 90;
+export const WINDOW_DAYS_MIN = 7;
+export const WINDOW_DAYS_MAX = 365;
+
+const DAY_MS = 86_400_000;
+const INTEGER = /^(0|[1-9][0-9]{0,15})$/;
+const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+type Query = Record<string, unknown>;
+
+/** Rejects parameters this endpoint does not know and repeated ones: a typo must not silently widen a query. */
+function checkNames(query: Query, allowed: readonly string[]): void {
+  for (const [name, value] of Object.entries(query)) {
+    if (!allowed.includes(name)) {
+      const hint = allowed.length > 0 ? `allowed: ${allowed.join(', ')}` : 'this endpoint takes no query parameters';
+      throw badRequest(`unknown query parameter "${name.slice(0, 50)}"; ${hint}`);
+    }
+    if (Array.isArray(value)) throw badRequest(`query parameter "${name}" is given more than once; give it once`);
+  }
+}
+
+function single(query: Query, name: string): string | undefined {
+  const value = query[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function integer(query: Query, name: string, min: number, max: number, fallback: number): number {
+  const raw = single(query, name);
+  if (raw === undefined) return fallback;
+  if (!INTEGER.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw badRequest(`${name} must be an integer from ${min} to ${max} (got ${show(raw)})`);
+  }
+  return Number(raw);
+}
+
+function show(raw: string): string {
+  return JSON.stringify(raw.length > 40 ? `${raw.slice(0, 40)}...` : raw);
+}
+
+/**
+ * An ISO 8601 date (`2026-11-20`, midnight UTC) or date-time with an offset (`2026-11-20T08:00:00+01:00`).
+ * A date-only `to` means the end of that day, so `from=2026-11-01&to=2026-11-30` covers all of November.
+ */
+function instant(query: Query, name: 'from' | 'to'): number | undefined {
+  const raw = single(query, name);
+  if (raw === undefined) return undefined;
+  const dateOnly = DATE_ONLY.exec(raw);
+  let ms = Number.NaN;
+  if (dateOnly) {
+    ms = Date.UTC(Number(dateOnly[1]), Number(dateOnly[2]) - 1, Number(dateOnly[3]));
+    if (new Date(ms).toISOString().slice(0, 10) !== raw) ms = Number.NaN;
+    else if (name === 'to') ms += DAY_MS;
+  } else if (DATE_TIME.test(raw)) {
+    ms = Date.parse(raw);
+  }
+  if (!Number.isFinite(ms)) {
+    throw badRequest(
+      `${name} must be an ISO 8601 date (2026-11-20) or date-time with offset (2026-11-20T08:00:00Z) (got ${show(raw)})`,
+    );
+  }
+  return ms;
+}
+
+export interface ListQuery {
+  page: number;
+  limit: number;
+  filter: TripListFilter;
+}
+
+export const LIST_PARAMETERS = ['page', 'limit', 'vehicle', 'driver', 'tier', 'from', 'to'] as const;
+
+/** Parses and checks the query of `GET /v1/trips`; throws a 400 naming the parameter. */
+export function parseListQuery(query: Query): ListQuery {
+  checkNames(query, LIST_PARAMETERS);
+  const page = integer(query, 'page', 1, PAGE_MAX, PAGE_DEFAULT);
+  const limit = integer(query, 'limit', LIMIT_MIN, LIMIT_MAX, LIMIT_DEFAULT);
+  const filter: TripListFilter = {};
+  const vehicle = single(query, 'vehicle');
+  if (vehicle !== undefined) {
+    const plate = canonicalPlate(vehicle);
+    if (!PLATE_PATTERN.test(plate))
+      throw badRequest(`vehicle must be a plate such as "AB-123-CD" (got ${show(vehicle)})`);
+    filter.plate = plate;
+  }
+  const driver = single(query, 'driver');
+  if (driver !== undefined) {
+    if (!DRIVER_ID_PATTERN.test(driver)) {
+      throw badRequest(`driver must be a driver id: 1-64 of A-Z, a-z, 0-9 and . _ : @ - (got ${show(driver)})`);
+    }
+    filter.driverId = driver;
+  }
+  const tier = single(query, 'tier');
+  if (tier !== undefined) {
+    const tiers = new Set<string>();
+    for (const part of tier.split(',')) {
+      const match = TIERS.find((t) => t.toLowerCase() === part.trim().toLowerCase());
+      if (!match)
+        throw badRequest(`tier must be one or more of ${TIERS.join(', ')}, comma-separated (got ${show(tier)})`);
+      tiers.add(match);
+    }
+    filter.tiers = [...tiers];
+  }
+  filter.fromMs = instant(query, 'from');
+  filter.toMs = instant(query, 'to');
+  if (filter.fromMs !== undefined && filter.toMs !== undefined && filter.fromMs >= filter.toMs) {
+    throw badRequest('from must be before to');
+  }
+  return { page, limit, filter };
+}
+
+/** Parses the query of `GET /v1/vehicles/{plate}`: the rolling window in days. */
+export function parseVehicleQuery(query: Query): { windowDays: number } {
+  checkNames(query, ['window']);
+  return { windowDays: integer(query, 'window', WINDOW_DAYS_MIN, WINDOW_DAYS_MAX, WINDOW_DAYS_DEFAULT) };
+}
+
+/** The item endpoints take no query parameters; anything given is a mistake worth reporting. */
+export function parseNoQuery(query: Query): void {
+  checkNames(query, []);
+}

@@ -1,0 +1,89 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { TRIP_ID_PATTERN } from '../ids.ts';
+import type { TripsDatabase } from '../store/open-trips-database.ts';
+import { listTrips } from '../store/trip-list.ts';
+import { findBreakdown, findRouteGeoJson, findTrip, themeLabels } from '../store/trip-reads.ts';
+import { badRequest, notFound } from './api-error.ts';
+import type { RequestScope } from './auth.ts';
+import { tripDetail, tripItem } from './present.ts';
+import { parseListQuery, parseNoQuery } from './query-params.ts';
+
+interface Deps {
+  database: TripsDatabase;
+  clock: () => number;
+}
+
+type IdRequest = FastifyRequest<{ Params: { id: string } }>;
+
+function scopeOf(req: FastifyRequest): RequestScope {
+  // The onRequest hook of /v1 sets it or fails the request, so a handler never runs without one.
+  if (!req.scope) throw new Error('request reached a handler without a scope');
+  return req.scope;
+}
+
+function tripIdOf(req: IdRequest): string {
+  const id = req.params.id;
+  if (!TRIP_ID_PATTERN.test(id)) {
+    throw badRequest(
+      `malformed trip id ${JSON.stringify(id.slice(0, 110))}: trip ids look like trip_<letters and digits>`,
+    );
+  }
+  return id;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** `GET /v1/trips`, `/v1/trips/{id}`, `/v1/trips/{id}/score-breakdown` and `/v1/trips/{id}/route`. */
+export function registerTripRoutes(app: FastifyInstance, { database }: Deps): void {
+  const db = database.db;
+
+  app.get('/trips', async (req, reply) => {
+    const { fleets } = scopeOf(req);
+    const query = parseListQuery(req.query as Record<string, unknown>);
+    const { rows, total } = await listTrips(db, fleets, query.filter, {
+      offset: (query.page - 1) * query.limit,
+      limit: query.limit,
+    });
+    const body = {
+      ok: true,
+      trips: rows.map(tripItem),
+      pagination: {
+        page: query.page,
+        limit: query.limit,
+        totalPages: Math.ceil(total / query.limit),
+        total,
+      },
+    };
+    return reply.type(JSON_TYPE).send(JSON.stringify(body));
+  });
+
+  app.get('/trips/:id', async (req: IdRequest, reply) => {
+    const { fleets } = scopeOf(req);
+    const tripId = tripIdOf(req);
+    parseNoQuery(req.query as Record<string, unknown>);
+    const row = await findTrip(db, fleets, tripId);
+    if (!row) throw notFound(`trip ${tripId} not found`);
+    const labels = await themeLabels(db);
+    const trip = tripDetail(row, (id) => labels.get(id) ?? id);
+    return reply.type(JSON_TYPE).send(JSON.stringify({ ok: true, trip }));
+  });
+
+  app.get('/trips/:id/score-breakdown', async (req: IdRequest, reply) => {
+    const { fleets } = scopeOf(req);
+    const tripId = tripIdOf(req);
+    parseNoQuery(req.query as Record<string, unknown>);
+    const breakdown = await findBreakdown(db, fleets, tripId);
+    if (!breakdown) throw notFound(`trip ${tripId} not found`);
+    return reply.type(JSON_TYPE).send(JSON.stringify({ ok: true, breakdown }));
+  });
+
+  app.get('/trips/:id/route', async (req: IdRequest, reply) => {
+    const { fleets } = scopeOf(req);
+    const tripId = tripIdOf(req);
+    parseNoQuery(req.query as Record<string, unknown>);
+    const geojson = await findRouteGeoJson(db, fleets, tripId);
+    if (geojson === null) throw notFound(`trip ${tripId} not found`);
+    // `ok` joins the stored FeatureCollection as a GeoJSON foreign member.
+    return reply.type('application/geo+json; charset=utf-8').send(`{"ok":true,${geojson.slice(1)}`);
+  });
+}

@@ -1,0 +1,30 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { canonicalPlate, PLATE_PATTERN } from '../ids.ts';
+import type { TripsDatabase } from '../store/open-trips-database.ts';
+import { vehicleProfile } from '../store/vehicle-profile.ts';
+import { badRequest, notFound } from './api-error.ts';
+import { parseVehicleQuery } from './query-params.ts';
+
+interface Deps {
+  database: TripsDatabase;
+  clock: () => number;
+}
+
+/** `GET /v1/vehicles/{plate}`: the vehicle risk profile and its driver roster, under `vehicle`. */
+export function registerVehicleRoutes(app: FastifyInstance, { database, clock }: Deps): void {
+  app.get('/vehicles/:plate', async (req: FastifyRequest<{ Params: { plate: string } }>, reply) => {
+    const scope = req.scope;
+    if (!scope) throw new Error('request reached a handler without a scope');
+    const raw = req.params.plate;
+    const plate = canonicalPlate(raw);
+    if (!PLATE_PATTERN.test(plate)) {
+      throw badRequest(
+        `malformed plate ${JSON.stringify(raw.slice(0, 40))}: 1-20 letters, digits, spaces, dots or dashes (URL-encode spaces)`,
+      );
+    }
+    const { windowDays } = parseVehicleQuery(req.query as Record<string, unknown>);
+    const vehicle = await vehicleProfile(database.db, scope.fleets, plate, { nowMs: clock(), windowDays });
+    if (!vehicle) throw notFound(`vehicle ${plate} not found`);
+    return reply.type('application/json; charset=utf-8').send(JSON.stringify({ ok: true, vehicle }));
+  });
+}

@@ -1,0 +1,161 @@
+import { createHash } from 'node:crypto';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
+import { UniqueViolationError, withTransaction } from '@svc/platform';
+import { type TelemetryBatch, validateTelemetry } from '@svc/scoring';
+import { ForbiddenError, InvalidInputError } from '../errors.ts';
+import { canonicalPlate, newTripId } from '../ids.ts';
+import { checkDriverId, ensureDriver } from '../store/drivers.ts';
+import type { TripsDb } from '../store/open-trips-database.ts';
+
+const gzipAsync = promisify(gzip);
+
+/** `Idempotency-Key`: 8-128 characters of `[A-Za-z0-9._:-]`. */
+export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9._:-]{8,128}$/;
+
+/** Who sends: the fleet the key (or the import) writes into, and the vehicle a device key is bound to. */
+export interface UploadSender {
+  fleetId: string;
+  /** Set for device keys: the only vehicle they may send for. */
+  vehicleId: string | null;
+  /** The ingest key, or null for a CLI import. */
+  keyId: string | null;
+  /** `ingest` or `import:<file>`. */
+  source: string;
+}
+
+export interface AcceptedUpload {
+  tripId: string;
+  status: 'queued' | 'duplicate';
+}
+
+/**
+ * The ingest operation shared by the HTTP endpoint and the file connectors: checks the idempotency key
+ * and the sender's rights, validates the telemetry, then stores it and queues its scoring in one
+ * commit. Only after that commit may the caller acknowledge. The same key in the same fleet is the same
+ * trip: a repeat returns the stored trip id and changes nothing.
+ */
+export async function acceptUpload(
+  db: TripsDb,
+  sender: UploadSender,
+  idempotencyKey: string,
+  body: unknown,
+  nowMs = Date.now(),
+): Promise<AcceptedUpload> {
+  if (!IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
+    throw new InvalidInputError(
+      'Idempotency-Key must be 8-128 characters of A-Z, a-z, 0-9, ".", "_", ":" or "-" (use the client trip id)',
+    );
+  }
+  const existing = await findByIdempotencyKey(db, sender.fleetId, idempotencyKey);
+  if (existing) return { tripId: existing, status: 'duplicate' };
+
+  const result = validateTelemetry(body);
+  if (!result.ok) {
+    const shown = result.errors.slice(0, 5).map((e) => e.message);
+    const more = result.errors.length - shown.length + (result.truncated ? 1 : 0);
+    throw new InvalidInputError(
+      `invalid telemetry: ${shown.join('; ')}${more > 0 ? ` (and ${result.truncated ? 'more' : more} more)` : ''}`,
+    );
+  }
+  const batch = result.batch;
+  if (batch.clientTripId !== undefined && batch.clientTripId !== idempotencyKey) {
+    throw new InvalidInputError(
+      `clientTripId "${batch.clientTripId}" differs from the Idempotency-Key "${idempotencyKey}": they must be equal`,
+    );
+  }
+  const vehicle = await resolveVehicle(db, sender, batch);
+  const driverId = batch.driverId !== undefined ? checkDriverId(batch.driverId, 'driverId') : null;
+  if (!batch.samples.some((s) => s.type === 'gps')) {
+    throw new InvalidInputError('invalid telemetry: samples has no gps sample; a trip needs its positions');
+  }
+
+  // What is stored is the validated batch (samples in time order) with the resolved identity, so that
+  // scoring and rescoring never need the sender again.
+  const stored: TelemetryBatch = { ...batch, clientTripId: idempotencyKey, vehicle: vehicle.plate };
+  const json = JSON.stringify(stored);
+  const telemetryGz = await gzipAsync(json);
+  const sha256 = createHash('sha256').update(json).digest('hex');
+  const tripId = newTripId();
+
+  try {
+    await withTransaction(db, async (trx) => {
+      if (driverId !== null) await ensureDriver(trx, sender.fleetId, driverId, nowMs);
+      await trx
+        .insertInto('trip_uploads')
+        .values({
+          trip_id: tripId,
+          fleet_id: sender.fleetId,
+          vehicle_id: vehicle.vehicleId,
+          plate: vehicle.plate,
+          driver_id: driverId,
+          idempotency_key: idempotencyKey,
+          ingest_key_id: sender.keyId,
+          source: sender.source,
+          received_at_ms: nowMs,
+          sample_count: stored.samples.length,
+          telemetry_gz: telemetryGz,
+          telemetry_sha256: sha256,
+          status: 'queued',
+          attempts: 0,
+          next_attempt_at_ms: nowMs,
+          lease_owner: null,
+          last_error: null,
+          scored_at_ms: null,
+          model_version: null,
+        })
+        .execute();
+    });
+  } catch (err) {
+    // Two uploads of the same trip raced; the other one won and this is its repeat.
+    if (err instanceof UniqueViolationError) {
+      const winner = await findByIdempotencyKey(db, sender.fleetId, idempotencyKey);
+      if (winner) return { tripId: winner, status: 'duplicate' };
+    }
+    throw err;
+  }
+  return { tripId, status: 'queued' };
+}
+
+async function findByIdempotencyKey(db: TripsDb, fleetId: string, key: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('trip_uploads')
+    .select('trip_id')
+    .where('fleet_id', '=', fleetId)
+    .where('idempotency_key', '=', key)
+    .executeTakeFirst();
+  return row?.trip_id;
+}
+
+async function resolveVehicle(db: TripsDb, sender: UploadSender, batch: TelemetryBatch) {
+  if (sender.vehicleId !== null) {
+    const bound = await db
+      .selectFrom('vehicles')
+      .select(['vehicle_id as vehicleId', 'plate'])
+      .where('vehicle_id', '=', sender.vehicleId)
+      .executeTakeFirstOrThrow();
+    if (batch.vehicle !== undefined && canonicalPlate(batch.vehicle) !== bound.plate) {
+      throw new ForbiddenError(
+        `this device key sends for vehicle ${bound.plate} only, and the batch names vehicle "${batch.vehicle}"`,
+      );
+    }
+    return bound;
+  }
+  if (batch.vehicle === undefined) {
+    throw new InvalidInputError('invalid telemetry: vehicle is required (the plate of a vehicle of your fleet)');
+  }
+  const plate = canonicalPlate(batch.vehicle);
+  const vehicle = await db
+    .selectFrom('vehicles')
+    .select(['vehicle_id as vehicleId', 'plate'])
+    .where('plate', '=', plate)
+    .where('fleet_id', '=', sender.fleetId)
+    .executeTakeFirst();
+  // Unknown and other-fleet plates get the same answer: the key's fleet has no such vehicle.
+  if (!vehicle) {
+    throw new ForbiddenError(
+      `vehicle "${batch.vehicle}" is not registered in fleet ${sender.fleetId} (npx trips vehicles create)`,
+    );
+  }
+  return vehicle;
+}

@@ -1,0 +1,232 @@
+import { createGunzip } from 'node:zlib';
+import rateLimit from '@fastify/rate-limit';
+import {
+  createHttpApp,
+  DomainError,
+  type HttpMetrics,
+  type Logger,
+  type Redis,
+  registerOpsRoutes,
+} from '@svc/platform';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../api/api-error.ts';
+import type { Environment } from '../environment.ts';
+import { ForbiddenError, InvalidInputError, UnauthenticatedError } from '../errors.ts';
+import { TRIP_ID_PATTERN } from '../ids.ts';
+import { authenticateIngestKey, type IngestPrincipal } from '../store/ingest-keys.ts';
+import type { TripsDatabase } from '../store/open-trips-database.ts';
+import { acceptUpload } from './accept-upload.ts';
+import { parseTelemetryBody } from './telemetry-body.ts';
+
+/** Default uploads per minute per ingest key. */
+export const DEFAULT_INGEST_RATE_LIMIT_PER_MIN = 6000;
+/** Default largest body, after decompression: a long trip with 50 Hz IMU fits with room to spare. */
+export const DEFAULT_INGEST_BODY_LIMIT_BYTES = 64 * 1024 * 1024;
+
+export interface IngestAppOptions {
+  environment: Environment;
+  database: TripsDatabase;
+  logger: Logger;
+  clock?: () => number;
+  bodyLimitBytes?: number;
+  /** Called after each new upload is committed (wakes the scoring worker of this process). */
+  onQueued?: (tripId: string) => void;
+  rateLimit?: { perMinute?: number; redis?: Redis | undefined };
+  metrics?: HttpMetrics;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    ingestKey: IngestPrincipal | null;
+  }
+}
+
+interface ParsedBody {
+  format: 'json' | 'ndjson';
+  bytes: Buffer;
+}
+
+const BEARER = /^Bearer[ ]+([^ ]+)[ ]*$/i;
+
+/**
+ * The private ingest endpoint (docs/ingest-protocol.md): `POST /ingest/v1/trips` takes one trip's
+ * telemetry (JSON or NDJSON, optionally gzip), answers only after it is stored and queued, and is
+ * idempotent per `Idempotency-Key`; `GET /ingest/v1/trips/{tripId}` reports its scoring status.
+ */
+export async function buildIngestApp(options: IngestAppOptions): Promise<FastifyInstance> {
+  const { database, environment } = options;
+  const clock = options.clock ?? Date.now;
+  const app = createHttpApp({
+    logger: options.logger,
+    bodyLimit: options.bodyLimitBytes ?? DEFAULT_INGEST_BODY_LIMIT_BYTES,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+    fastify: {
+      routerOptions: { maxParamLength: 512, ignoreTrailingSlash: true },
+      frameworkErrors: (err, _req, reply) => {
+        void (reply as unknown as FastifyReply)
+          .code(400)
+          .send({ ok: false, error: `malformed request: ${err.message}` });
+      },
+    },
+  });
+  app.decorateRequest('ingestKey', null);
+  app.setErrorHandler((err: FastifyError, req, reply) => sendIngestError(err, req, reply));
+  app.setNotFoundHandler((req, reply) => {
+    void reply
+      .code(404)
+      .send({ ok: false, error: `no such endpoint: ${req.method} ${req.url.split('?')[0]?.slice(0, 200)}` });
+  });
+  registerOpsRoutes(app, { readiness: () => database.ping() });
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(['application/json', 'application/x-ndjson'], { parseAs: 'buffer' }, (req, body, done) => {
+    const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    done(null, { format: type === 'application/x-ndjson' ? 'ndjson' : 'json', bytes: body as Buffer });
+  });
+  app.addContentTypeParser('*', (req, _payload, done) => {
+    done(
+      new ApiError(
+        400,
+        `unsupported Content-Type ${JSON.stringify(req.headers['content-type'] ?? '')}: send application/json or application/x-ndjson`,
+      ),
+    );
+  });
+
+  await app.register(
+    async (ingest) => {
+      ingest.addHook('onRequest', async (req) => {
+        req.ingestKey = await authenticate(req, database, environment);
+      });
+      // Decompression happens before the body limit is applied, so a small gzip bomb is still a 413.
+      ingest.addHook('preParsing', async (req, _reply, payload) => {
+        const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase().trim();
+        if (encoding === 'identity' || encoding === '') return payload;
+        if (encoding !== 'gzip' && encoding !== 'x-gzip') {
+          throw new ApiError(400, `unsupported Content-Encoding "${encoding.slice(0, 40)}": send gzip or no encoding`);
+        }
+        const gunzip = createGunzip();
+        gunzip.on('error', (err: Error & { statusCode?: number }) => {
+          // Registered before Fastify's own listener: a corrupt stream is the client's mistake.
+          err.statusCode = 400;
+          err.message = `the gzip body cannot be decompressed (${err.message})`;
+        });
+        payload.on('error', (err) => gunzip.destroy(err));
+        const out = payload.pipe(gunzip);
+        // The declared Content-Length is the compressed size; Fastify compares it with this.
+        (out as unknown as { receivedEncodedLength: number }).receivedEncodedLength = 0;
+        payload.on('data', (chunk: Buffer) => {
+          (out as unknown as { receivedEncodedLength: number }).receivedEncodedLength += chunk.length;
+        });
+        return out;
+      });
+      await ingest.register(rateLimit, {
+        global: true,
+        hook: 'preHandler',
+        timeWindow: 60_000,
+        max: options.rateLimit?.perMinute ?? DEFAULT_INGEST_RATE_LIMIT_PER_MIN,
+        keyGenerator: (req) => req.ingestKey?.keyId ?? `ip:${req.ip}`,
+        ...(options.rateLimit?.redis ? { redis: options.rateLimit.redis } : {}),
+        nameSpace: `trips:${environment}:ingest-rate:`,
+        skipOnError: true,
+        errorResponseBuilder: (_req, context) =>
+          new ApiError(
+            429,
+            `rate limit exceeded: ${context.max} uploads per minute for this key; retry in ${Math.max(1, Math.ceil(context.ttl / 1000))} s`,
+          ),
+      });
+
+      ingest.post('/trips', async (req, reply) => {
+        const key = req.ingestKey!;
+        const idempotencyKey = req.headers['idempotency-key'];
+        if (typeof idempotencyKey !== 'string' || idempotencyKey === '') {
+          throw new ApiError(400, 'missing Idempotency-Key header: send the client trip id (8-128 characters)');
+        }
+        const parsed = req.body as ParsedBody | undefined;
+        if (!parsed) {
+          throw new ApiError(
+            400,
+            'missing body: send a TelemetryBatch as application/json or samples as application/x-ndjson',
+          );
+        }
+        const batch = parseTelemetryBody(parsed.bytes, parsed.format);
+        const accepted = await acceptUpload(
+          database.db,
+          { fleetId: key.fleetId, vehicleId: key.vehicleId, keyId: key.keyId, source: 'ingest' },
+          idempotencyKey,
+          batch,
+          clock(),
+        );
+        if (accepted.status === 'queued') options.onQueued?.(accepted.tripId);
+        return reply
+          .code(accepted.status === 'queued' ? 202 : 200)
+          .send({ ok: true, tripId: accepted.tripId, status: accepted.status });
+      });
+
+      ingest.get('/trips/:tripId', async (req: FastifyRequest<{ Params: { tripId: string } }>) => {
+        const key = req.ingestKey!;
+        const tripId = req.params.tripId;
+        if (!TRIP_ID_PATTERN.test(tripId)) throw new ApiError(400, 'malformed trip id: trip ids look like trip_<...>');
+        const row = await database.db
+          .selectFrom('trip_uploads')
+          .select(['trip_id', 'status', 'last_error', 'attempts'])
+          .where('trip_id', '=', tripId)
+          .where('fleet_id', '=', key.fleetId)
+          .$if(key.vehicleId !== null, (q) => q.where('vehicle_id', '=', key.vehicleId!))
+          .executeTakeFirst();
+        if (!row) throw new ApiError(404, `trip ${tripId} not found`);
+        // Outside the queue's internals a job being scored is still "queued" for the sender.
+        const status = row.status === 'scoring' ? 'queued' : row.status;
+        return {
+          ok: true,
+          tripId: row.trip_id,
+          status,
+          ...(row.last_error && status !== 'scored' ? { reason: row.last_error } : {}),
+        };
+      });
+    },
+    { prefix: '/ingest/v1' },
+  );
+  return app;
+}
+
+async function authenticate(req: FastifyRequest, database: TripsDatabase, environment: Environment) {
+  const header = req.headers.authorization;
+  if (header === undefined || header === '') {
+    throw new ApiError(401, 'missing Authorization header: send "Authorization: Bearer <ingest key>"');
+  }
+  const match = BEARER.exec(header);
+  if (!match) throw new ApiError(401, 'malformed Authorization header: expected "Bearer <ingest key>"');
+  try {
+    return await authenticateIngestKey(database.db, environment, match[1]!);
+  } catch (err) {
+    if (err instanceof UnauthenticatedError) throw new ApiError(401, err.message);
+    if (err instanceof ForbiddenError) throw new ApiError(403, err.message);
+    throw err;
+  }
+}
+
+function sendIngestError(err: FastifyError | ApiError | DomainError, req: FastifyRequest, reply: FastifyReply) {
+  if (err instanceof ApiError) {
+    if (err.statusCode === 401) reply.header('www-authenticate', 'Bearer realm="trips-ingest"');
+    return reply.code(err.statusCode).send({ ok: false, error: err.message });
+  }
+  if (err instanceof InvalidInputError) return reply.code(400).send({ ok: false, error: err.message });
+  if (err instanceof ForbiddenError) return reply.code(403).send({ ok: false, error: err.message });
+  const status = typeof (err as FastifyError).statusCode === 'number' ? (err as FastifyError).statusCode! : 500;
+  if (status === 413) {
+    return reply.code(413).send({ ok: false, error: 'body too large: send one trip per request' });
+  }
+  if (status >= 400 && status < 500) {
+    const code = status === 404 || status === 429 ? status : 400;
+    return reply.code(code).send({ ok: false, error: err.message || 'bad request' });
+  }
+  if (err instanceof DomainError && err.code === 'database_unavailable') {
+    req.log.error({ err }, 'database unavailable');
+    reply.header('retry-after', '5');
+    return reply.code(503).send({ ok: false, error: 'the store is unavailable; retry with back-off' });
+  }
+  req.log.error({ err }, 'unhandled error');
+  return reply
+    .code(500)
+    .send({ ok: false, error: `internal error; it was logged with request id ${req.id}; retry with back-off` });
+}

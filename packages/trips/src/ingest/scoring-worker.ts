@@ -1,0 +1,194 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
+import { type Logger, withTransaction } from '@svc/platform';
+import type { TelemetryBatch } from '@svc/scoring';
+import { isPermanentScoringError, type TripScorer } from '../scoring/trip-scorer.ts';
+import { claimJobs, failJob, renewLease } from '../store/job-queue.ts';
+import type { TripsDatabase } from '../store/open-trips-database.ts';
+import { LeaseLostError, writeScoredTrip } from '../store/scored-trips.ts';
+
+const gunzipAsync = promisify(gunzip);
+
+export interface ScoringWorkerOptions {
+  db: TripsDatabase;
+  scorer: TripScorer;
+  logger: Logger;
+  /** Jobs scored at the same time (match the scorer's thread count). */
+  concurrency?: number;
+  /** How long a claimed job stays ours without renewal; renewed every third of it while scoring. */
+  leaseMs?: number;
+  /** Idle polling interval; `notify()` wakes the worker at once after an upload in this process. */
+  pollMs?: number;
+  /** Attempts before a job that keeps failing is marked failed with its last reason. */
+  maxAttempts?: number;
+  clock?: () => number;
+  /** Stable name of this worker in lease_owner (host:pid:random by default). */
+  owner?: string;
+}
+
+/** Delay before the next attempt: 2 s, 8 s, 32 s, ... capped at 10 minutes. */
+export function retryDelayMs(attempt: number): number {
+  return Math.min(2000 * 4 ** Math.max(0, attempt - 1), 600_000);
+}
+
+/**
+ * Scores queued uploads off the request path: claims jobs, scores them with the engine, and stores
+ * trip, breakdown and route in one transaction. Failures are retried with back-off; a trip that cannot
+ * be scored ends `failed` with its reason, its telemetry kept.
+ */
+export class ScoringWorker {
+  readonly owner: string;
+  readonly #db: TripsDatabase;
+  readonly #scorer: TripScorer;
+  readonly #log: Logger;
+  readonly #concurrency: number;
+  readonly #leaseMs: number;
+  readonly #pollMs: number;
+  readonly #maxAttempts: number;
+  readonly #clock: () => number;
+  #running = false;
+  #loop: Promise<void> | undefined;
+  #wake: (() => void) | undefined;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(options: ScoringWorkerOptions) {
+    this.#db = options.db;
+    this.#scorer = options.scorer;
+    this.#log = options.logger;
+    this.#concurrency = Math.max(1, options.concurrency ?? 1);
+    this.#leaseMs = options.leaseMs ?? 120_000;
+    this.#pollMs = options.pollMs ?? 500;
+    this.#maxAttempts = options.maxAttempts ?? 5;
+    this.#clock = options.clock ?? Date.now;
+    this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  }
+
+  /** Starts the background loop. */
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#loop = this.#run();
+  }
+
+  /** Stops claiming new jobs and waits for the ones in progress. */
+  async stop(): Promise<void> {
+    this.#running = false;
+    this.notify();
+    await this.#loop;
+  }
+
+  /** Wakes the loop now (an upload was just queued). */
+  notify(): void {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    if (this.#timer) clearTimeout(this.#timer);
+    wake?.();
+  }
+
+  /** Claims and processes one round of jobs; returns how many were claimed. */
+  async runOnce(): Promise<number> {
+    const jobs = await claimJobs(this.#db.db, {
+      owner: this.owner,
+      limit: this.#concurrency,
+      leaseMs: this.#leaseMs,
+      nowMs: this.#clock(),
+    });
+    await Promise.all(jobs.map((job) => this.#process(job.tripId, job.attempts)));
+    return jobs.length;
+  }
+
+  /** Processes jobs until none is runnable (for the CLI and tests). */
+  async drain(): Promise<void> {
+    while ((await this.runOnce()) > 0) {}
+  }
+
+  async #run(): Promise<void> {
+    while (this.#running) {
+      let claimed = 0;
+      try {
+        claimed = await this.runOnce();
+      } catch (err) {
+        this.#log.error({ err }, 'scoring worker: claiming jobs failed');
+      }
+      if (claimed > 0 || !this.#running) continue;
+      await new Promise<void>((resolve) => {
+        this.#wake = resolve;
+        this.#timer = setTimeout(resolve, this.#pollMs);
+      });
+    }
+  }
+
+  async #process(tripId: string, attempts: number): Promise<void> {
+    if (attempts > this.#maxAttempts) {
+      // Each earlier attempt ended without a verdict (its worker died or hung): likely a poison trip.
+      await failJob(this.#db.db, {
+        tripId,
+        owner: this.owner,
+        reason: `scoring did not finish in ${attempts - 1} attempts (the worker stopped or timed out each time)`,
+        permanent: true,
+        retryAtMs: null,
+      });
+      this.#log.warn({ tripId, attempts }, 'trip could not be scored');
+      return;
+    }
+    const renew = setInterval(() => {
+      renewLease(this.#db.db, tripId, this.owner, this.#clock() + this.#leaseMs).catch(() => {});
+    }, this.#leaseMs / 3);
+    renew.unref();
+    try {
+      const upload = await this.#db.db
+        .selectFrom('trip_uploads')
+        .select(['trip_id', 'fleet_id', 'vehicle_id', 'plate', 'driver_id', 'telemetry_gz'])
+        .where('trip_id', '=', tripId)
+        .executeTakeFirstOrThrow();
+      const batch = JSON.parse((await gunzipAsync(upload.telemetry_gz)).toString('utf8')) as TelemetryBatch;
+      const scored = await this.#scorer.score(batch);
+      await withTransaction(this.#db.db, (trx) =>
+        writeScoredTrip(
+          trx,
+          {
+            tripId,
+            fleetId: upload.fleet_id,
+            vehicleId: upload.vehicle_id,
+            plate: upload.plate,
+            driverId: upload.driver_id,
+          },
+          scored,
+          { nowMs: this.#clock(), leaseOwner: this.owner },
+        ),
+      );
+      this.#log.debug({ tripId, overallScore: scored.overallScore }, 'trip scored');
+    } catch (err) {
+      if (err instanceof LeaseLostError) {
+        this.#log.warn({ tripId }, 'scoring took longer than the lease; another worker owns the job now');
+        return;
+      }
+      const reason = err instanceof Error ? err.message : String(err);
+      const permanent = isPermanentScoringError(err);
+      const exhausted = attempts >= this.#maxAttempts;
+      const retryAtMs = permanent || exhausted ? null : this.#clock() + retryDelayMs(attempts);
+      const finalReason = exhausted && !permanent ? `${reason} (gave up after ${attempts} attempts)` : reason;
+      try {
+        const status = await failJob(this.#db.db, {
+          tripId,
+          owner: this.owner,
+          reason: finalReason,
+          permanent,
+          retryAtMs,
+        });
+        const line = { tripId, attempts, status, reason };
+        if (status === 'failed') this.#log.warn(line, 'trip could not be scored');
+        else this.#log.info(line, 'scoring failed; will retry');
+        if (!permanent && !(err instanceof Error && err.name === 'UnscorableTripError')) {
+          this.#log.debug({ err }, 'scoring error detail');
+        }
+      } catch (recordErr) {
+        this.#log.error({ err: recordErr, tripId }, 'could not record a scoring failure; the lease will expire');
+      }
+    } finally {
+      clearInterval(renew);
+    }
+  }
+}

@@ -1,0 +1,179 @@
+import { NotFoundError } from '@svc/platform';
+import { environmentOfSecret, generateSecret, hashSecret, secretPrefix } from '../auth/secrets.ts';
+import type { Environment } from '../environment.ts';
+import { ForbiddenError, InvalidInputError, UnauthenticatedError } from '../errors.ts';
+import { newTokenId } from '../ids.ts';
+import { requireFleet } from './fleets.ts';
+import type { TripsDb } from './open-trips-database.ts';
+
+export interface ApiTokenInfo {
+  tokenId: string;
+  hint: string;
+  environment: Environment;
+  owner: string;
+  admin: boolean;
+  fleets: string[];
+  rateLimitPerMin: number | null;
+  createdAt: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+}
+
+export interface CreateApiTokenInput {
+  environment: Environment;
+  fleets: string[];
+  admin?: boolean;
+  owner?: string | undefined;
+  expiresAtMs?: number | null | undefined;
+  rateLimitPerMin?: number | null | undefined;
+}
+
+/**
+ * Issues an API token. The secret is returned once and only its SHA-256 is stored. A non-admin token
+ * reaching several fleets must name one with `x-fleet-id` on every request; an admin token without the
+ * header reads all its fleets at once.
+ */
+export async function createApiToken(
+  db: TripsDb,
+  input: CreateApiTokenInput,
+  nowMs = Date.now(),
+): Promise<{ token: ApiTokenInfo; secret: string }> {
+  const fleets = [...new Set(input.fleets)];
+  if (fleets.length === 0) throw new InvalidInputError('a token needs at least one fleet (--fleet <id>)');
+  const names: string[] = [];
+  for (const fleetId of fleets) names.push((await requireFleet(db, fleetId)).name);
+  const owner = (input.owner ?? names.join(', ')).trim();
+  if (owner.length === 0 || owner.length > 200) throw new InvalidInputError('token owner must be 1-200 characters');
+  if (input.expiresAtMs != null && input.expiresAtMs <= nowMs) {
+    throw new InvalidInputError('token expiry must be in the future');
+  }
+  const limit = input.rateLimitPerMin ?? null;
+  if (limit !== null && (!Number.isInteger(limit) || limit < 1 || limit > 1_000_000)) {
+    throw new InvalidInputError('rate limit must be an integer between 1 and 1000000 requests per minute');
+  }
+  const { secret, hash, hint } = generateSecret('api', input.environment);
+  const tokenId = newTokenId();
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('api_tokens')
+      .values({
+        token_id: tokenId,
+        token_hash: hash,
+        token_hint: hint,
+        environment: input.environment,
+        owner,
+        is_admin: input.admin ? 1 : 0,
+        rate_limit_per_min: limit,
+        created_at_ms: nowMs,
+        expires_at_ms: input.expiresAtMs ?? null,
+        revoked_at_ms: null,
+      })
+      .execute();
+    await trx
+      .insertInto('api_token_fleets')
+      .values(fleets.map((fleet_id) => ({ token_id: tokenId, fleet_id })))
+      .execute();
+  });
+  return {
+    secret,
+    token: {
+      tokenId,
+      hint,
+      environment: input.environment,
+      owner,
+      admin: Boolean(input.admin),
+      fleets: fleets.sort(),
+      rateLimitPerMin: limit,
+      createdAt: new Date(nowMs).toISOString(),
+      expiresAt: input.expiresAtMs != null ? new Date(input.expiresAtMs).toISOString() : null,
+      revokedAt: null,
+    },
+  };
+}
+
+/** Every token of the environment (never the secrets). */
+export async function listApiTokens(db: TripsDb): Promise<ApiTokenInfo[]> {
+  const rows = await db.selectFrom('api_tokens').selectAll().orderBy('created_at_ms').orderBy('token_id').execute();
+  const links = await db.selectFrom('api_token_fleets').selectAll().orderBy('fleet_id').execute();
+  const fleetsOf = new Map<string, string[]>();
+  for (const l of links) fleetsOf.set(l.token_id, [...(fleetsOf.get(l.token_id) ?? []), l.fleet_id]);
+  return rows.map((r) => ({
+    tokenId: r.token_id,
+    hint: r.token_hint,
+    environment: r.environment as Environment,
+    owner: r.owner,
+    admin: r.is_admin === 1,
+    fleets: fleetsOf.get(r.token_id) ?? [],
+    rateLimitPerMin: r.rate_limit_per_min,
+    createdAt: new Date(r.created_at_ms).toISOString(),
+    expiresAt: r.expires_at_ms !== null ? new Date(r.expires_at_ms).toISOString() : null,
+    revokedAt: r.revoked_at_ms !== null ? new Date(r.revoked_at_ms).toISOString() : null,
+  }));
+}
+
+/** Revokes a token by id; takes effect on the next request. Revoking twice keeps the first time. */
+export async function revokeApiToken(db: TripsDb, tokenId: string, nowMs = Date.now()): Promise<void> {
+  const row = await db
+    .selectFrom('api_tokens')
+    .select('revoked_at_ms')
+    .where('token_id', '=', tokenId)
+    .executeTakeFirst();
+  if (!row) throw new NotFoundError(`token ${tokenId} does not exist (see tokens list)`);
+  if (row.revoked_at_ms !== null) return;
+  await db.updateTable('api_tokens').set({ revoked_at_ms: nowMs }).where('token_id', '=', tokenId).execute();
+}
+
+/** Who is calling: what an authenticated API token may reach. */
+export interface ApiPrincipal {
+  tokenId: string;
+  admin: boolean;
+  /** Every fleet the token reaches, sorted. */
+  fleets: string[];
+  rateLimitPerMin: number | null;
+}
+
+/**
+ * Resolves a bearer token for `environment`: 401 cases (unknown, expired, revoked) and the 403 case
+ * (a token of the other environment) become UnauthenticatedError / ForbiddenError with a message a
+ * developer can act on.
+ */
+export async function authenticateApiToken(
+  db: TripsDb,
+  environment: Environment,
+  secret: string,
+  nowMs = Date.now(),
+): Promise<ApiPrincipal> {
+  const tokenEnvironment = environmentOfSecret('api', secret);
+  if (tokenEnvironment === null) {
+    throw new UnauthenticatedError(
+      `malformed access token: expected "${secretPrefix('api', environment)}" followed by 43 base64url characters`,
+    );
+  }
+  if (tokenEnvironment !== environment) {
+    throw new ForbiddenError(
+      `this is a ${tokenEnvironment} token and this is the ${environment} API: call the ${tokenEnvironment} base URL, or use a ${environment} token`,
+    );
+  }
+  const row = await db
+    .selectFrom('api_tokens')
+    .select(['token_id', 'is_admin', 'expires_at_ms', 'revoked_at_ms', 'rate_limit_per_min', 'environment'])
+    .where('token_hash', '=', hashSecret(secret))
+    .executeTakeFirst();
+  if (!row || row.environment !== environment) throw new UnauthenticatedError('unknown access token');
+  if (row.revoked_at_ms !== null) throw new UnauthenticatedError('access token has been revoked');
+  if (row.expires_at_ms !== null && row.expires_at_ms <= nowMs) {
+    throw new UnauthenticatedError(`access token expired at ${new Date(row.expires_at_ms).toISOString()}`);
+  }
+  const fleets = await db
+    .selectFrom('api_token_fleets')
+    .select('fleet_id')
+    .where('token_id', '=', row.token_id)
+    .orderBy('fleet_id')
+    .execute();
+  return {
+    tokenId: row.token_id,
+    admin: row.is_admin === 1,
+    fleets: fleets.map((f) => f.fleet_id),
+    rateLimitPerMin: row.rate_limit_per_min,
+  };
+}

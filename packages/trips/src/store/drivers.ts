@@ -1,0 +1,79 @@
+import { UniqueViolationError } from '@svc/platform';
+import type { Kysely } from 'kysely';
+import { AlreadyExistsError, InvalidInputError } from '../errors.ts';
+import { DRIVER_ID_PATTERN } from '../ids.ts';
+import { requireFleet } from './fleets.ts';
+import type { TripsDb } from './open-trips-database.ts';
+import type { TripsSchema } from './schema.ts';
+
+export interface Driver {
+  fleetId: string;
+  driverId: string;
+  name: string | null;
+  createdAt: string;
+}
+
+/** Throws InvalidInputError unless `driverId` is a well-formed driver id. */
+export function checkDriverId(driverId: string, field = 'driver id'): string {
+  if (!DRIVER_ID_PATTERN.test(driverId)) {
+    throw new InvalidInputError(`${field} "${driverId}" is invalid: 1-64 of A-Z, a-z, 0-9 and . _ : @ -`);
+  }
+  return driverId;
+}
+
+/** Registers a driver in a fleet. Driver ids are unique per fleet. */
+export async function createDriver(
+  db: TripsDb,
+  input: { fleetId: string; driverId: string; name?: string | undefined },
+  nowMs = Date.now(),
+): Promise<Driver> {
+  checkDriverId(input.driverId);
+  const name = input.name?.trim();
+  if (name !== undefined && (name.length === 0 || name.length > 200)) {
+    throw new InvalidInputError('driver name must be 1-200 characters');
+  }
+  await requireFleet(db, input.fleetId);
+  try {
+    await db
+      .insertInto('drivers')
+      .values({ fleet_id: input.fleetId, driver_id: input.driverId, name: name ?? null, created_at_ms: nowMs })
+      .execute();
+  } catch (err) {
+    if (err instanceof UniqueViolationError) {
+      throw new AlreadyExistsError(`driver ${input.driverId} already exists in fleet ${input.fleetId}`);
+    }
+    throw err;
+  }
+  return {
+    fleetId: input.fleetId,
+    driverId: input.driverId,
+    name: name ?? null,
+    createdAt: new Date(nowMs).toISOString(),
+  };
+}
+
+/**
+ * Makes sure a driver id reported by telemetry exists in the fleet. Drivers are identified on the edge
+ * (app login, tag reader), so an unknown id is registered rather than rejected; its name stays empty.
+ */
+export async function ensureDriver(db: Kysely<TripsSchema>, fleetId: string, driverId: string, nowMs: number) {
+  await db
+    .insertInto('drivers')
+    .values({ fleet_id: fleetId, driver_id: driverId, name: null, created_at_ms: nowMs })
+    .onConflict((oc) => oc.columns(['fleet_id', 'driver_id']).doNothing())
+    .execute();
+}
+
+/** Drivers of one fleet, or of every fleet. */
+export async function listDrivers(db: TripsDb, filter: { fleetId?: string | undefined } = {}): Promise<Driver[]> {
+  if (filter.fleetId) await requireFleet(db, filter.fleetId);
+  let q = db.selectFrom('drivers').selectAll();
+  if (filter.fleetId) q = q.where('fleet_id', '=', filter.fleetId);
+  const rows = await q.orderBy('fleet_id').orderBy('driver_id').execute();
+  return rows.map((r) => ({
+    fleetId: r.fleet_id,
+    driverId: r.driver_id,
+    name: r.name,
+    createdAt: new Date(r.created_at_ms).toISOString(),
+  }));
+}

@@ -1,0 +1,44 @@
+import { NotFoundError, UniqueViolationError } from '@svc/platform';
+import { AlreadyExistsError, InvalidInputError } from '../errors.ts';
+import { FLEET_ID_PATTERN, newFleetId } from '../ids.ts';
+import type { TripsDb } from './open-trips-database.ts';
+
+export interface Fleet {
+  fleetId: string;
+  name: string;
+  createdAt: string;
+}
+
+/** Creates a fleet; `fleetId` is generated when not given. */
+export async function createFleet(
+  db: TripsDb,
+  input: { name: string; fleetId?: string | undefined },
+  nowMs = Date.now(),
+): Promise<Fleet> {
+  const name = input.name.trim();
+  if (name.length === 0 || name.length > 200) throw new InvalidInputError('fleet name must be 1-200 characters');
+  const fleetId = input.fleetId ?? newFleetId();
+  if (!FLEET_ID_PATTERN.test(fleetId)) {
+    throw new InvalidInputError(`fleet id "${fleetId}" is invalid: use fleet_ followed by 1-64 of a-z, 0-9, _ or -`);
+  }
+  try {
+    await db.insertInto('fleets').values({ fleet_id: fleetId, name, created_at_ms: nowMs }).execute();
+  } catch (err) {
+    if (err instanceof UniqueViolationError) throw new AlreadyExistsError(`fleet ${fleetId} already exists`);
+    throw err;
+  }
+  return { fleetId, name, createdAt: new Date(nowMs).toISOString() };
+}
+
+/** Every fleet, by id. */
+export async function listFleets(db: TripsDb): Promise<Fleet[]> {
+  const rows = await db.selectFrom('fleets').selectAll().orderBy('fleet_id').execute();
+  return rows.map((r) => ({ fleetId: r.fleet_id, name: r.name, createdAt: new Date(r.created_at_ms).toISOString() }));
+}
+
+/** Throws NotFoundError naming the fleet when it does not exist. */
+export async function requireFleet(db: TripsDb, fleetId: string): Promise<Fleet> {
+  const row = await db.selectFrom('fleets').selectAll().where('fleet_id', '=', fleetId).executeTakeFirst();
+  if (!row) throw new NotFoundError(`fleet ${fleetId} does not exist (see fleets list)`);
+  return { fleetId: row.fleet_id, name: row.name, createdAt: new Date(row.created_at_ms).toISOString() };
+}

@@ -1,0 +1,107 @@
+import { dialectOf } from '@svc/platform';
+import { type Kysely, sql } from 'kysely';
+import type { TripsSchema, UploadStatus } from './schema.ts';
+
+/**
+ * The scoring queue is the trip_uploads table itself: an accepted upload is a queued job in the same
+ * row and the same commit, so no trip can be acknowledged without being queued or queued without being
+ * stored. One implementation serves both dialects: on PostgreSQL claims use FOR UPDATE SKIP LOCKED so
+ * several nodes' workers take different jobs; SQLite has a single writer, so the claim statement is
+ * atomic by itself. A claimed job carries a lease (next_attempt_at_ms is its expiry): a worker that
+ * dies mid-job loses it, and the job runs again elsewhere.
+ */
+export interface ClaimedJob {
+  tripId: string;
+  attempts: number;
+}
+
+/** Takes up to `limit` runnable jobs (queued and due, or leased and expired) for `owner`. */
+export async function claimJobs(
+  db: Kysely<TripsSchema>,
+  options: { owner: string; limit: number; leaseMs: number; nowMs: number },
+): Promise<ClaimedJob[]> {
+  const pg = dialectOf(db) === 'postgres';
+  const lock = pg ? sql`for update skip locked` : sql``;
+  const result = await sql<{ trip_id: string; attempts: number }>`
+    update trip_uploads
+       set status = 'scoring',
+           lease_owner = ${options.owner},
+           attempts = attempts + 1,
+           next_attempt_at_ms = ${options.nowMs + options.leaseMs}
+     where trip_id in (
+       select trip_id from trip_uploads
+        where status in ('queued', 'scoring') and next_attempt_at_ms <= ${options.nowMs}
+        order by next_attempt_at_ms
+        limit ${options.limit}
+        ${lock}
+     )
+     returning trip_id, attempts`.execute(db);
+  return result.rows.map((r) => ({ tripId: r.trip_id, attempts: Number(r.attempts) }));
+}
+
+/** Extends the lease of a job still being worked on; false when the lease was lost. */
+export async function renewLease(
+  db: Kysely<TripsSchema>,
+  tripId: string,
+  owner: string,
+  untilMs: number,
+): Promise<boolean> {
+  const r = await db
+    .updateTable('trip_uploads')
+    .set({ next_attempt_at_ms: untilMs })
+    .where('trip_id', '=', tripId)
+    .where('lease_owner', '=', owner)
+    .where('status', '=', 'scoring')
+    .executeTakeFirst();
+  return r.numUpdatedRows > 0n;
+}
+
+/**
+ * Records a failed attempt: back to the queue after `retryInMs`, or `failed` with the reason for good
+ * when `permanent` (the trip cannot be scored, retrying will not help) or attempts are exhausted.
+ */
+export async function failJob(
+  db: Kysely<TripsSchema>,
+  job: { tripId: string; owner: string; reason: string; permanent: boolean; retryAtMs: number | null },
+): Promise<UploadStatus> {
+  const status: UploadStatus = job.permanent || job.retryAtMs === null ? 'failed' : 'queued';
+  await db
+    .updateTable('trip_uploads')
+    .set({
+      status,
+      lease_owner: null,
+      last_error: job.reason.slice(0, 2000),
+      next_attempt_at_ms: job.retryAtMs ?? 0,
+    })
+    .where('trip_id', '=', job.tripId)
+    .where('lease_owner', '=', job.owner)
+    .execute();
+  return status;
+}
+
+/** Puts failed (or all non-queued) uploads back in the queue, e.g. after a fix to the scoring engine. */
+export async function requeue(
+  db: Kysely<TripsSchema>,
+  filter: { tripIds?: string[]; failedOnly?: boolean },
+  nowMs: number,
+): Promise<number> {
+  let q = db
+    .updateTable('trip_uploads')
+    .set({ status: 'queued', attempts: 0, next_attempt_at_ms: nowMs, lease_owner: null });
+  if (filter.failedOnly !== false) q = q.where('status', '=', 'failed');
+  if (filter.tripIds) q = q.where('trip_id', 'in', filter.tripIds);
+  const r = await q.executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}
+
+/** Uploads per status, for operators. */
+export async function queueCounts(db: Kysely<TripsSchema>): Promise<Record<UploadStatus, number>> {
+  const rows = await db
+    .selectFrom('trip_uploads')
+    .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+    .groupBy('status')
+    .execute();
+  const counts: Record<UploadStatus, number> = { queued: 0, scoring: 0, scored: 0, failed: 0 };
+  for (const r of rows) counts[r.status] = Number(r.n);
+  return counts;
+}

@@ -1,0 +1,209 @@
+import { dialectOf } from '@svc/platform';
+import { type Kysely, type Migration, sql } from 'kysely';
+
+/** Name of the table recording applied migrations (services may share a PostgreSQL database). */
+export const TRIPS_MIGRATION_TABLE = 'trips_migrations';
+
+// biome-ignore lint/suspicious/noExplicitAny: migrations work on an untyped schema
+type AnyDb = Kysely<any>;
+
+const initial: Migration = {
+  async up(db: AnyDb) {
+    const pg = dialectOf(db) === 'postgres';
+    const blob = pg ? 'bytea' : 'blob';
+    const float = 'double precision';
+
+    await db.schema
+      .createTable('trips_meta')
+      .addColumn('key', 'text', (c) => c.primaryKey())
+      .addColumn('value', 'text', (c) => c.notNull())
+      .execute();
+
+    await db.schema
+      .createTable('fleets')
+      .addColumn('fleet_id', 'text', (c) => c.primaryKey())
+      .addColumn('name', 'text', (c) => c.notNull())
+      .addColumn('created_at_ms', 'bigint', (c) => c.notNull())
+      .execute();
+
+    await db.schema
+      .createTable('vehicles')
+      .addColumn('vehicle_id', 'text', (c) => c.primaryKey())
+      .addColumn('plate', 'text', (c) => c.notNull().unique())
+      .addColumn('fleet_id', 'text', (c) => c.notNull().references('fleets.fleet_id'))
+      .addColumn('machine_type', 'text', (c) => c.notNull())
+      .addColumn('make', 'text')
+      .addColumn('model', 'text')
+      .addColumn('created_at_ms', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('vehicles_fleet').on('vehicles').columns(['fleet_id', 'plate']).execute();
+
+    await db.schema
+      .createTable('drivers')
+      .addColumn('fleet_id', 'text', (c) => c.notNull().references('fleets.fleet_id'))
+      .addColumn('driver_id', 'text', (c) => c.notNull())
+      .addColumn('name', 'text')
+      .addColumn('created_at_ms', 'bigint', (c) => c.notNull())
+      .addPrimaryKeyConstraint('drivers_pk', ['fleet_id', 'driver_id'])
+      .execute();
+
+    await db.schema
+      .createTable('api_tokens')
+      .addColumn('token_id', 'text', (c) => c.primaryKey())
+      .addColumn('token_hash', 'text', (c) => c.notNull().unique())
+      .addColumn('token_hint', 'text', (c) => c.notNull())
+      .addColumn('environment', 'text', (c) => c.notNull())
+      .addColumn('owner', 'text', (c) => c.notNull())
+      .addColumn('is_admin', 'integer', (c) => c.notNull())
+      .addColumn('rate_limit_per_min', 'integer')
+      .addColumn('created_at_ms', 'bigint', (c) => c.notNull())
+      .addColumn('expires_at_ms', 'bigint')
+      .addColumn('revoked_at_ms', 'bigint')
+      .execute();
+
+    await db.schema
+      .createTable('api_token_fleets')
+      .addColumn('token_id', 'text', (c) => c.notNull().references('api_tokens.token_id').onDelete('cascade'))
+      .addColumn('fleet_id', 'text', (c) => c.notNull().references('fleets.fleet_id'))
+      .addPrimaryKeyConstraint('api_token_fleets_pk', ['token_id', 'fleet_id'])
+      .execute();
+
+    await db.schema
+      .createTable('ingest_keys')
+      .addColumn('key_id', 'text', (c) => c.primaryKey())
+      .addColumn('key_hash', 'text', (c) => c.notNull().unique())
+      .addColumn('key_hint', 'text', (c) => c.notNull())
+      .addColumn('environment', 'text', (c) => c.notNull())
+      .addColumn('fleet_id', 'text', (c) => c.notNull().references('fleets.fleet_id'))
+      .addColumn('vehicle_id', 'text', (c) => c.references('vehicles.vehicle_id'))
+      .addColumn('name', 'text', (c) => c.notNull())
+      .addColumn('created_at_ms', 'bigint', (c) => c.notNull())
+      .addColumn('revoked_at_ms', 'bigint')
+      .execute();
+
+    await db.schema
+      .createTable('trip_uploads')
+      .addColumn('trip_id', 'text', (c) => c.primaryKey())
+      .addColumn('fleet_id', 'text', (c) => c.notNull().references('fleets.fleet_id'))
+      .addColumn('vehicle_id', 'text', (c) => c.notNull().references('vehicles.vehicle_id'))
+      .addColumn('plate', 'text', (c) => c.notNull())
+      .addColumn('driver_id', 'text')
+      .addColumn('idempotency_key', 'text', (c) => c.notNull())
+      .addColumn('ingest_key_id', 'text', (c) => c.references('ingest_keys.key_id'))
+      .addColumn('source', 'text', (c) => c.notNull())
+      .addColumn('received_at_ms', 'bigint', (c) => c.notNull())
+      .addColumn('sample_count', 'integer', (c) => c.notNull())
+      .addColumn('telemetry_gz', sql.raw(blob), (c) => c.notNull())
+      .addColumn('telemetry_sha256', 'text', (c) => c.notNull())
+      .addColumn('status', 'text', (c) => c.notNull().check(sql`status in ('queued', 'scoring', 'scored', 'failed')`))
+      .addColumn('attempts', 'integer', (c) => c.notNull())
+      .addColumn('next_attempt_at_ms', 'bigint', (c) => c.notNull())
+      .addColumn('lease_owner', 'text')
+      .addColumn('last_error', 'text')
+      .addColumn('scored_at_ms', 'bigint')
+      .addColumn('model_version', 'text')
+      .addUniqueConstraint('trip_uploads_idempotency', ['fleet_id', 'idempotency_key'])
+      .execute();
+    // Only runnable jobs are indexed, so the claim query stays cheap however many trips are done.
+    await db.schema
+      .createIndex('trip_uploads_runnable')
+      .on('trip_uploads')
+      .column('next_attempt_at_ms')
+      .where(sql.ref('status'), 'in', ['queued', 'scoring'])
+      .execute();
+    await db.schema.createIndex('trip_uploads_status').on('trip_uploads').columns(['status', 'trip_id']).execute();
+
+    await db.schema
+      .createTable('trips')
+      .addColumn('trip_id', 'text', (c) => c.primaryKey())
+      .addColumn('fleet_id', 'text', (c) => c.notNull().references('fleets.fleet_id'))
+      .addColumn('vehicle_id', 'text', (c) => c.notNull().references('vehicles.vehicle_id'))
+      .addColumn('plate', 'text', (c) => c.notNull())
+      .addColumn('driver_id', 'text')
+      .addColumn('start_ms', 'bigint', (c) => c.notNull())
+      .addColumn('end_ms', 'bigint', (c) => c.notNull())
+      .addColumn('start_day', 'integer', (c) => c.notNull())
+      .addColumn('overall_score', sql.raw(float), (c) => c.notNull())
+      .addColumn('tier', 'text', (c) => c.notNull())
+      .addColumn('map_matched', 'integer', (c) => c.notNull())
+      .addColumn('matched_share', sql.raw(float), (c) => c.notNull())
+      .addColumn('distance_km', sql.raw(float), (c) => c.notNull())
+      .addColumn('duration_min', sql.raw(float), (c) => c.notNull())
+      .addColumn('machine_type', 'text')
+      .addColumn('model_version', 'text', (c) => c.notNull())
+      .addColumn('scored_at_ms', 'bigint', (c) => c.notNull())
+      .addColumn('theme_speeding', sql.raw(float))
+      .addColumn('theme_braking', sql.raw(float))
+      .addColumn('theme_acceleration', sql.raw(float))
+      .addColumn('theme_cornering', sql.raw(float))
+      .addColumn('theme_distraction', sql.raw(float))
+      .addColumn('theme_exposure', sql.raw(float))
+      .addColumn('weakest_theme', 'text', (c) => c.notNull())
+      .addColumn('summary_json', 'text', (c) => c.notNull())
+      .execute();
+    // Newest first with a stable tie-break, always led by the fleet: every read is scoped by fleet.
+    await db.schema
+      .createIndex('trips_fleet_start')
+      .on('trips')
+      .columns(['fleet_id', 'start_ms desc', 'trip_id desc'])
+      .execute();
+    await db.schema
+      .createIndex('trips_fleet_plate_start')
+      .on('trips')
+      .columns(['fleet_id', 'plate', 'start_ms desc', 'trip_id desc'])
+      .execute();
+    await db.schema
+      .createIndex('trips_fleet_driver_start')
+      .on('trips')
+      .columns(['fleet_id', 'driver_id', 'start_ms desc', 'trip_id desc'])
+      .execute();
+    await db.schema.createIndex('trips_model_version').on('trips').columns(['model_version', 'trip_id']).execute();
+
+    await db.schema
+      .createTable('trip_day_counts')
+      .addColumn('fleet_id', 'text', (c) => c.notNull())
+      .addColumn('day', 'integer', (c) => c.notNull())
+      .addColumn('tier', 'text', (c) => c.notNull())
+      .addColumn('trip_count', 'integer', (c) => c.notNull())
+      .addPrimaryKeyConstraint('trip_day_counts_pk', ['fleet_id', 'day', 'tier'])
+      .execute();
+
+    await db.schema
+      .createTable('score_catalogues')
+      .addColumn('catalogue_id', 'text', (c) => c.primaryKey())
+      .addColumn('model_version', 'text', (c) => c.notNull())
+      .addColumn('body_json', 'text', (c) => c.notNull())
+      .addColumn('created_at_ms', 'bigint', (c) => c.notNull())
+      .execute();
+
+    await db.schema
+      .createTable('trip_breakdowns')
+      .addColumn('trip_id', 'text', (c) => c.primaryKey().references('trips.trip_id').onDelete('cascade'))
+      .addColumn('catalogue_id', 'text', (c) => c.notNull().references('score_catalogues.catalogue_id'))
+      .addColumn('values_json', 'text', (c) => c.notNull())
+      .execute();
+
+    await db.schema
+      .createTable('trip_routes')
+      .addColumn('trip_id', 'text', (c) => c.primaryKey().references('trips.trip_id').onDelete('cascade'))
+      .addColumn('geojson', 'text', (c) => c.notNull())
+      .execute();
+
+    await db.schema
+      .createTable('rescore_runs')
+      .addColumn('run_id', pg ? 'serial' : 'integer', (c) => (pg ? c.primaryKey() : c.primaryKey().autoIncrement()))
+      .addColumn('started_at_ms', 'bigint', (c) => c.notNull())
+      .addColumn('finished_at_ms', 'bigint')
+      .addColumn('model_version', 'text', (c) => c.notNull())
+      .addColumn('all_trips', 'integer', (c) => c.notNull())
+      .addColumn('cursor', 'text', (c) => c.notNull())
+      .addColumn('rescored', 'integer', (c) => c.notNull())
+      .addColumn('failed', 'integer', (c) => c.notNull())
+      .execute();
+  },
+};
+
+/** Every migration of the trip store, in order; the same set runs on SQLite and PostgreSQL. */
+export const tripsMigrations: Record<string, Migration> = {
+  '0001_initial': initial,
+};

@@ -1,0 +1,190 @@
+import type { Generated } from 'kysely';
+
+/**
+ * The trip store's tables as Kysely sees them. Conventions shared by both dialects: times are epoch
+ * milliseconds (`*_ms`), booleans are 0/1 integers, JSON is text, binary is a blob/bytea.
+ */
+export interface TripsSchema {
+  trips_meta: MetaTable;
+  fleets: FleetsTable;
+  vehicles: VehiclesTable;
+  drivers: DriversTable;
+  api_tokens: ApiTokensTable;
+  api_token_fleets: ApiTokenFleetsTable;
+  ingest_keys: IngestKeysTable;
+  trip_uploads: TripUploadsTable;
+  trips: TripsTable;
+  trip_day_counts: TripDayCountsTable;
+  trip_breakdowns: TripBreakdownsTable;
+  score_catalogues: ScoreCataloguesTable;
+  trip_routes: TripRoutesTable;
+  rescore_runs: RescoreRunsTable;
+}
+
+/** Key/value facts about the database itself, e.g. which environment it belongs to. */
+export interface MetaTable {
+  key: string;
+  value: string;
+}
+
+export interface FleetsTable {
+  fleet_id: string;
+  name: string;
+  created_at_ms: number;
+}
+
+export interface VehiclesTable {
+  vehicle_id: string;
+  /** Canonical plate (trimmed, upper case); unique in an environment. */
+  plate: string;
+  fleet_id: string;
+  machine_type: string;
+  make: string | null;
+  model: string | null;
+  created_at_ms: number;
+}
+
+export interface DriversTable {
+  fleet_id: string;
+  driver_id: string;
+  name: string | null;
+  created_at_ms: number;
+}
+
+export interface ApiTokensTable {
+  token_id: string;
+  /** SHA-256 (hex) of the whole token string; the token itself is never stored. */
+  token_hash: string;
+  /** First characters of the secret part, so an operator can recognise a token in `tokens list`. */
+  token_hint: string;
+  environment: string;
+  owner: string;
+  is_admin: number;
+  /** Requests per minute; null means the service default. */
+  rate_limit_per_min: number | null;
+  created_at_ms: number;
+  expires_at_ms: number | null;
+  revoked_at_ms: number | null;
+}
+
+export interface ApiTokenFleetsTable {
+  token_id: string;
+  fleet_id: string;
+}
+
+export interface IngestKeysTable {
+  key_id: string;
+  key_hash: string;
+  key_hint: string;
+  environment: string;
+  fleet_id: string;
+  /** Device keys are bound to one vehicle; connector keys (null) may send for any vehicle of the fleet. */
+  vehicle_id: string | null;
+  name: string;
+  created_at_ms: number;
+  revoked_at_ms: number | null;
+}
+
+export type UploadStatus = 'queued' | 'scoring' | 'scored' | 'failed';
+
+/**
+ * One accepted trip upload: the raw telemetry as received (gzip) and, at the same time, its scoring
+ * job. Being one row is what makes "acknowledged" and "queued" the same commit.
+ */
+export interface TripUploadsTable {
+  trip_id: string;
+  fleet_id: string;
+  vehicle_id: string;
+  plate: string;
+  driver_id: string | null;
+  idempotency_key: string;
+  ingest_key_id: string | null;
+  /** `ingest` or `import:<file name>`. */
+  source: string;
+  received_at_ms: number;
+  sample_count: number;
+  telemetry_gz: Buffer;
+  /** SHA-256 (hex) of the uncompressed telemetry JSON, to prove it is stored whole. */
+  telemetry_sha256: string;
+  status: UploadStatus;
+  attempts: number;
+  /** When a queued job may run next; for a job being scored, when its lease expires. */
+  next_attempt_at_ms: number;
+  lease_owner: string | null;
+  last_error: string | null;
+  scored_at_ms: number | null;
+  model_version: string | null;
+}
+
+/** A scored trip, as listed and served by `/v1`. */
+export interface TripsTable {
+  trip_id: string;
+  fleet_id: string;
+  vehicle_id: string;
+  plate: string;
+  driver_id: string | null;
+  start_ms: number;
+  end_ms: number;
+  /** UTC day number of start_ms (start_ms / 86 400 000), the key of trip_day_counts. */
+  start_day: number;
+  overall_score: number;
+  tier: string;
+  map_matched: number;
+  matched_share: number;
+  distance_km: number;
+  duration_min: number;
+  machine_type: string | null;
+  model_version: string;
+  scored_at_ms: number;
+  theme_speeding: number | null;
+  theme_braking: number | null;
+  theme_acceleration: number | null;
+  theme_cornering: number | null;
+  theme_distraction: number | null;
+  theme_exposure: number | null;
+  weakest_theme: string;
+  /** The scoring engine's TripSummary as JSON. */
+  summary_json: string;
+}
+
+/** Scored trips per fleet, UTC day and tier: totals and deep pages without counting rows. */
+export interface TripDayCountsTable {
+  fleet_id: string;
+  day: number;
+  tier: string;
+  trip_count: number;
+}
+
+export interface TripBreakdownsTable {
+  trip_id: string;
+  catalogue_id: string;
+  /** Per-trip values only (see breakdown-codec.ts); labels and weights live in the catalogue. */
+  values_json: string;
+}
+
+/** The static part of a breakdown (themes, factor keys, labels, units, weights) of one model version. */
+export interface ScoreCataloguesTable {
+  catalogue_id: string;
+  model_version: string;
+  body_json: string;
+  created_at_ms: number;
+}
+
+export interface TripRoutesTable {
+  trip_id: string;
+  /** The route resource's GeoJSON FeatureCollection, as served. */
+  geojson: string;
+}
+
+export interface RescoreRunsTable {
+  run_id: Generated<number>;
+  started_at_ms: number;
+  finished_at_ms: number | null;
+  model_version: string;
+  /** 1: every trip; 0: only trips scored by another model version (and failed ones). */
+  all_trips: number;
+  /** Last trip id done, in trip id order; the run resumes after it. */
+  cursor: string;
+  rescored: number;
+  failed: number;
+}

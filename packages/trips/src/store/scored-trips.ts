@@ -1,0 +1,157 @@
+import type { ScoredTrip, ThemeId } from '@svc/scoring';
+import type { Kysely, Transaction } from 'kysely';
+import { encodeBreakdown } from '../scoring/breakdown-codec.ts';
+import { routeGeoJson } from '../scoring/route-geojson.ts';
+import { tierOf } from '../scoring/tiers.ts';
+import type { TripsSchema } from './schema.ts';
+
+const DAY_MS = 86_400_000;
+
+/** UTC day number of an epoch-millisecond time, the bucket key of trip_day_counts. */
+export const dayOf = (ms: number) => Math.floor(ms / DAY_MS);
+
+/** The upload a scored result belongs to. */
+export interface UploadRef {
+  tripId: string;
+  fleetId: string;
+  vehicleId: string;
+  plate: string;
+  driverId: string | null;
+}
+
+/** The current job holder lost its lease: another worker took the job over; this result is dropped. */
+export class LeaseLostError extends Error {
+  constructor(tripId: string) {
+    super(`lease on ${tripId} was lost to another worker`);
+  }
+}
+
+type ThemeColumn = `theme_${ThemeId}`;
+
+const THEME_COLUMN: Record<ThemeId, ThemeColumn> = {
+  speeding: 'theme_speeding',
+  braking: 'theme_braking',
+  acceleration: 'theme_acceleration',
+  cornering: 'theme_cornering',
+  distraction: 'theme_distraction',
+  exposure: 'theme_exposure',
+};
+
+/**
+ * Stores a scored trip, its breakdown and its route, updates the day counts and marks the upload
+ * scored, all inside the caller's transaction. Rescoring replaces the previous result (and moves its
+ * count to the new day/tier bucket). With `leaseOwner`, the upload must still be leased to it.
+ */
+export async function writeScoredTrip(
+  trx: Transaction<TripsSchema>,
+  upload: UploadRef,
+  scored: ScoredTrip,
+  options: { nowMs: number; leaseOwner?: string },
+): Promise<void> {
+  const finished = trx
+    .updateTable('trip_uploads')
+    .set({
+      status: 'scored',
+      scored_at_ms: options.nowMs,
+      model_version: scored.modelVersion,
+      lease_owner: null,
+      last_error: null,
+    })
+    .where('trip_id', '=', upload.tripId);
+  const updated = await (options.leaseOwner
+    ? finished.where('lease_owner', '=', options.leaseOwner)
+    : finished
+  ).executeTakeFirst();
+  if (updated.numUpdatedRows === 0n) throw new LeaseLostError(upload.tripId);
+
+  await removeScoredTrip(trx, upload.tripId);
+
+  const { catalogueId, catalogueJson, valuesJson } = encodeBreakdown(scored);
+  // Written with the trip (not cached as "known"): a rolled-back transaction must not leave the
+  // process believing a catalogue row exists.
+  await trx
+    .insertInto('score_catalogues')
+    .values({
+      catalogue_id: catalogueId,
+      model_version: scored.modelVersion,
+      body_json: catalogueJson,
+      created_at_ms: options.nowMs,
+    })
+    .onConflict((oc) => oc.column('catalogue_id').doNothing())
+    .execute();
+
+  const tier = tierOf(scored.overallScore);
+  const startDay = dayOf(scored.startMs);
+  const themeValues: Partial<Record<ThemeColumn, number | null>> = {};
+  for (const theme of scored.themes) {
+    const column = THEME_COLUMN[theme.id];
+    if (column) themeValues[column] = theme.available ? theme.themeScore : null;
+  }
+  await trx
+    .insertInto('trips')
+    .values({
+      trip_id: upload.tripId,
+      fleet_id: upload.fleetId,
+      vehicle_id: upload.vehicleId,
+      plate: upload.plate,
+      driver_id: upload.driverId,
+      start_ms: scored.startMs,
+      end_ms: scored.endMs,
+      start_day: startDay,
+      overall_score: scored.overallScore,
+      tier,
+      map_matched: scored.mapMatched ? 1 : 0,
+      matched_share: scored.matchedShare,
+      distance_km: scored.distanceKm,
+      duration_min: scored.durationMin,
+      machine_type: scored.machineType ?? null,
+      model_version: scored.modelVersion,
+      scored_at_ms: options.nowMs,
+      theme_speeding: null,
+      theme_braking: null,
+      theme_acceleration: null,
+      theme_cornering: null,
+      theme_distraction: null,
+      theme_exposure: null,
+      ...themeValues,
+      weakest_theme: scored.weakestTheme.id,
+      summary_json: JSON.stringify(scored.summary),
+    })
+    .execute();
+  await trx
+    .insertInto('trip_breakdowns')
+    .values({ trip_id: upload.tripId, catalogue_id: catalogueId, values_json: valuesJson })
+    .execute();
+  await trx
+    .insertInto('trip_routes')
+    .values({ trip_id: upload.tripId, geojson: routeGeoJson(upload.tripId, scored) })
+    .execute();
+  await bumpDayCount(trx, upload.fleetId, startDay, tier, 1);
+}
+
+/** Deletes a scored trip (breakdown and route with it) and takes it out of the day counts. */
+export async function removeScoredTrip(trx: Kysely<TripsSchema>, tripId: string): Promise<boolean> {
+  const previous = await trx
+    .selectFrom('trips')
+    .select(['fleet_id', 'start_day', 'tier'])
+    .where('trip_id', '=', tripId)
+    .executeTakeFirst();
+  if (!previous) return false;
+  await trx.deleteFrom('trip_breakdowns').where('trip_id', '=', tripId).execute();
+  await trx.deleteFrom('trip_routes').where('trip_id', '=', tripId).execute();
+  await trx.deleteFrom('trips').where('trip_id', '=', tripId).execute();
+  await bumpDayCount(trx, previous.fleet_id, previous.start_day, previous.tier, -1);
+  return true;
+}
+
+async function bumpDayCount(trx: Kysely<TripsSchema>, fleetId: string, day: number, tier: string, delta: number) {
+  await trx
+    .insertInto('trip_day_counts')
+    .values({ fleet_id: fleetId, day, tier, trip_count: delta })
+    .onConflict((oc) =>
+      oc
+        .columns(['fleet_id', 'day', 'tier'])
+        .doUpdateSet((eb) => ({ trip_count: eb('trip_day_counts.trip_count', '+', delta) })),
+    )
+    .execute();
+}

@@ -1,0 +1,95 @@
+import type { Kysely } from 'kysely';
+import { type BreakdownView, type Catalogue, decodeBreakdown } from '../scoring/breakdown-codec.ts';
+import type { TripsSchema } from './schema.ts';
+
+/** Catalogues never change once written (their id is a content hash), so they are cached for good. */
+const catalogueCache = new Map<string, Catalogue>();
+
+async function catalogue(db: Kysely<TripsSchema>, catalogueId: string): Promise<Catalogue | null> {
+  const cached = catalogueCache.get(catalogueId);
+  if (cached) return cached;
+  const row = await db
+    .selectFrom('score_catalogues')
+    .select('body_json')
+    .where('catalogue_id', '=', catalogueId)
+    .executeTakeFirst();
+  if (!row) return null;
+  const parsed = JSON.parse(row.body_json) as Catalogue;
+  if (catalogueCache.size > 1000) catalogueCache.clear();
+  catalogueCache.set(catalogueId, parsed);
+  return parsed;
+}
+
+/** One scored trip with every stored field, if it is in one of `fleets`. */
+export async function findTrip(db: Kysely<TripsSchema>, fleets: readonly string[], tripId: string) {
+  if (fleets.length === 0) return undefined;
+  return db
+    .selectFrom('trips')
+    .selectAll()
+    .where('trip_id', '=', tripId)
+    .where('fleet_id', 'in', fleets)
+    .executeTakeFirst();
+}
+
+/** The score breakdown of a trip in one of `fleets`, or null. */
+export async function findBreakdown(
+  db: Kysely<TripsSchema>,
+  fleets: readonly string[],
+  tripId: string,
+): Promise<BreakdownView | null> {
+  if (fleets.length === 0) return null;
+  const row = await db
+    .selectFrom('trips')
+    .innerJoin('trip_breakdowns', 'trip_breakdowns.trip_id', 'trips.trip_id')
+    .select([
+      'trips.overall_score',
+      'trips.map_matched',
+      'trips.weakest_theme',
+      'trip_breakdowns.catalogue_id',
+      'trip_breakdowns.values_json',
+    ])
+    .where('trips.trip_id', '=', tripId)
+    .where('trips.fleet_id', 'in', fleets)
+    .executeTakeFirst();
+  if (!row) return null;
+  const cat = await catalogue(db, row.catalogue_id);
+  if (!cat) throw new Error(`score catalogue ${row.catalogue_id} of ${tripId} is missing`);
+  return decodeBreakdown(cat, row.values_json, {
+    tripId,
+    overallScore: row.overall_score,
+    mapMatched: row.map_matched === 1,
+    weakestTheme: row.weakest_theme,
+  });
+}
+
+/** The stored route GeoJSON of a trip in one of `fleets`, or null. */
+export async function findRouteGeoJson(
+  db: Kysely<TripsSchema>,
+  fleets: readonly string[],
+  tripId: string,
+): Promise<string | null> {
+  if (fleets.length === 0) return null;
+  const row = await db
+    .selectFrom('trips')
+    .innerJoin('trip_routes', 'trip_routes.trip_id', 'trips.trip_id')
+    .select('trip_routes.geojson')
+    .where('trips.trip_id', '=', tripId)
+    .where('trips.fleet_id', 'in', fleets)
+    .executeTakeFirst();
+  return row?.geojson ?? null;
+}
+
+/** Labels of the six themes from the newest catalogue (they belong to the scoring model). */
+export async function themeLabels(db: Kysely<TripsSchema>): Promise<Map<string, string>> {
+  const row = await db
+    .selectFrom('score_catalogues')
+    .select('catalogue_id')
+    .orderBy('created_at_ms', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  const labels = new Map<string, string>();
+  if (!row) return labels;
+  const cat = await catalogue(db, row.catalogue_id);
+  for (const t of cat?.themes ?? []) labels.set(t.id, t.label);
+  return labels;
+}

@@ -1,0 +1,141 @@
+import { NotFoundError, UniqueViolationError } from '@svc/platform';
+import type { MachineType } from '@svc/scoring';
+import { AlreadyExistsError, InvalidInputError } from '../errors.ts';
+import { canonicalPlate, newVehicleId, PLATE_PATTERN } from '../ids.ts';
+import { requireFleet } from './fleets.ts';
+import type { TripsDb } from './open-trips-database.ts';
+
+/** The machine types the scoring engine knows (its telemetry contract), one tier scale for all. */
+export const VEHICLE_MACHINE_TYPES = [
+  'car',
+  'van',
+  'truck',
+  'motorcycle',
+  'bus',
+] as const satisfies readonly MachineType[];
+
+export interface Vehicle {
+  vehicleId: string;
+  plate: string;
+  fleetId: string;
+  machineType: MachineType;
+  make: string | null;
+  model: string | null;
+  createdAt: string;
+}
+
+export interface CreateVehicleInput {
+  fleetId: string;
+  plate: string;
+  machineType?: string | undefined;
+  make?: string | undefined;
+  model?: string | undefined;
+}
+
+/** Validates and canonicalises a plate; throws InvalidInputError naming the rule. */
+export function parsePlate(input: string): string {
+  const plate = canonicalPlate(input);
+  if (!PLATE_PATTERN.test(plate)) {
+    throw new InvalidInputError(
+      `plate "${input}" is invalid: 1-20 characters, letters A-Z, digits, spaces, dots or dashes, starting with a letter or digit`,
+    );
+  }
+  return plate;
+}
+
+/** Registers a vehicle in a fleet. Plates are unique in an environment. */
+export async function createVehicle(db: TripsDb, input: CreateVehicleInput, nowMs = Date.now()): Promise<Vehicle> {
+  const plate = parsePlate(input.plate);
+  const machineType = (input.machineType ?? 'car').toLowerCase();
+  if (!(VEHICLE_MACHINE_TYPES as readonly string[]).includes(machineType)) {
+    throw new InvalidInputError(
+      `machine type "${input.machineType}" is invalid: use one of ${VEHICLE_MACHINE_TYPES.join(', ')}`,
+    );
+  }
+  for (const [field, value] of [
+    ['make', input.make],
+    ['model', input.model],
+  ] as const) {
+    if (value !== undefined && (value.trim().length === 0 || value.length > 100)) {
+      throw new InvalidInputError(`vehicle ${field} must be 1-100 characters`);
+    }
+  }
+  await requireFleet(db, input.fleetId);
+  const vehicle: Vehicle = {
+    vehicleId: newVehicleId(),
+    plate,
+    fleetId: input.fleetId,
+    machineType: machineType as MachineType,
+    make: input.make?.trim() ?? null,
+    model: input.model?.trim() ?? null,
+    createdAt: new Date(nowMs).toISOString(),
+  };
+  try {
+    await db
+      .insertInto('vehicles')
+      .values({
+        vehicle_id: vehicle.vehicleId,
+        plate,
+        fleet_id: vehicle.fleetId,
+        machine_type: vehicle.machineType,
+        make: vehicle.make,
+        model: vehicle.model,
+        created_at_ms: nowMs,
+      })
+      .execute();
+  } catch (err) {
+    if (err instanceof UniqueViolationError)
+      throw new AlreadyExistsError(`a vehicle with plate ${plate} already exists`);
+    throw err;
+  }
+  return vehicle;
+}
+
+type VehicleRow = {
+  vehicle_id: string;
+  plate: string;
+  fleet_id: string;
+  machine_type: string;
+  make: string | null;
+  model: string | null;
+  created_at_ms: number;
+};
+
+function toVehicle(r: VehicleRow): Vehicle {
+  return {
+    vehicleId: r.vehicle_id,
+    plate: r.plate,
+    fleetId: r.fleet_id,
+    machineType: r.machine_type as MachineType,
+    make: r.make,
+    model: r.model,
+    createdAt: new Date(r.created_at_ms).toISOString(),
+  };
+}
+
+/** Vehicles of one fleet, or of every fleet, by plate. */
+export async function listVehicles(db: TripsDb, filter: { fleetId?: string | undefined } = {}): Promise<Vehicle[]> {
+  let q = db.selectFrom('vehicles').selectAll();
+  if (filter.fleetId) q = q.where('fleet_id', '=', filter.fleetId);
+  return (await q.orderBy('fleet_id').orderBy('plate').execute()).map(toVehicle);
+}
+
+/** The vehicle with this plate inside one of `fleetIds`, or null: scope is part of the query. */
+export async function findVehicleInFleets(db: TripsDb, plate: string, fleetIds: readonly string[]) {
+  if (fleetIds.length === 0) return null;
+  const row = await db
+    .selectFrom('vehicles')
+    .selectAll()
+    .where('plate', '=', plate)
+    .where('fleet_id', 'in', fleetIds)
+    .executeTakeFirst();
+  return row ? toVehicle(row) : null;
+}
+
+/** The vehicle with this plate in any fleet; NotFoundError otherwise. For operators, not for the API. */
+export async function requireVehicle(db: TripsDb, plateInput: string): Promise<Vehicle> {
+  const plate = parsePlate(plateInput);
+  const row = await db.selectFrom('vehicles').selectAll().where('plate', '=', plate).executeTakeFirst();
+  if (!row) throw new NotFoundError(`vehicle ${plate} does not exist (see vehicles list)`);
+  return toVehicle(row);
+}
