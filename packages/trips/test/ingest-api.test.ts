@@ -1,0 +1,232 @@
+import { gzipSync } from 'node:zlib';
+import { testDialects } from '@svc/platform/testing';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildIngestApp } from '../src/ingest/build-ingest-app.ts';
+import { ScoringWorker } from '../src/ingest/scoring-worker.ts';
+import { createFleet } from '../src/store/fleets.ts';
+import { createIngestKey } from '../src/store/ingest-keys.ts';
+import { TRIPS_MIGRATION_TABLE, tripsMigrations } from '../src/store/migrations.ts';
+import { claimEnvironment, type TripsDatabase } from '../src/store/open-trips-database.ts';
+import { createVehicle } from '../src/store/vehicles.ts';
+import { fakeScorer } from './fixtures/fake-scorer.ts';
+import { gpsTrip } from './fixtures/telemetry.ts';
+import { quietLogger } from './fixtures/world.ts';
+
+describe.each(testDialects())('ingest endpoint on $label', (dialect) => {
+  describe.skipIf(dialect.skip)(dialect.name, () => {
+    let database: TripsDatabase;
+    let app: FastifyInstance;
+    let connectorKey: string;
+    let deviceKey: string;
+    let otherFleetKey: string;
+    const queued: string[] = [];
+
+    const post = (body: string | Buffer, headers: Record<string, string>) =>
+      app.inject({ method: 'POST', url: '/ingest/v1/trips', payload: body, headers });
+
+    beforeAll(async () => {
+      database = await dialect.open(tripsMigrations, { migrationTable: TRIPS_MIGRATION_TABLE });
+      await claimEnvironment(database.db, 'production', database.location);
+      const db = database.db;
+      await createFleet(db, { name: 'Acme', fleetId: 'fleet_acme' });
+      await createFleet(db, { name: 'Other', fleetId: 'fleet_other' });
+      await createVehicle(db, { fleetId: 'fleet_acme', plate: 'AC-100' });
+      await createVehicle(db, { fleetId: 'fleet_acme', plate: 'AC-200' });
+      await createVehicle(db, { fleetId: 'fleet_other', plate: 'OT-100' });
+      connectorKey = (await createIngestKey(db, { environment: 'production', fleetId: 'fleet_acme' })).secret;
+      deviceKey = (await createIngestKey(db, { environment: 'production', fleetId: 'fleet_acme', plate: 'AC-200' }))
+        .secret;
+      otherFleetKey = (await createIngestKey(db, { environment: 'production', fleetId: 'fleet_other' })).secret;
+      app = await buildIngestApp({
+        environment: 'production',
+        database,
+        logger: quietLogger(),
+        bodyLimitBytes: 2 * 1024 * 1024,
+        onQueued: (id) => queued.push(id),
+      });
+    });
+    afterAll(async () => {
+      await app?.close();
+      await database?.close();
+    });
+
+    const auth = (key: string) => ({ authorization: `Bearer ${key}` });
+
+    it('accepts a JSON batch with 202, then answers a repeat with 200 and the same trip id', async () => {
+      const batch = gpsTrip({ startMs: Date.UTC(2026, 10, 1, 8), vehicle: 'ac-100' });
+      const headers = {
+        ...auth(connectorKey),
+        'content-type': 'application/json',
+        'idempotency-key': 'trip-json-0001',
+      };
+      const first = await post(JSON.stringify(batch), headers);
+      expect(first.statusCode).toBe(202);
+      expect(first.json()).toMatchObject({ ok: true, status: 'queued', tripId: expect.stringMatching(/^trip_/) });
+      const again = await post(JSON.stringify(batch), headers);
+      expect(again.statusCode).toBe(200);
+      expect(again.json()).toEqual({ ok: true, tripId: first.json().tripId, status: 'duplicate' });
+      const rows = await database.db
+        .selectFrom('trip_uploads')
+        .select('trip_id')
+        .where('idempotency_key', '=', 'trip-json-0001')
+        .execute();
+      expect(rows).toHaveLength(1);
+      expect(queued).toContain(first.json().tripId);
+    });
+
+    it('accepts gzip-compressed NDJSON with a header line', async () => {
+      const batch = gpsTrip({ startMs: Date.UTC(2026, 10, 2, 8), vehicle: 'AC-100', driverId: 'd-7' });
+      const ndjson = [
+        JSON.stringify({ type: 'header', vehicle: 'AC-100', driverId: 'd-7' }),
+        ...batch.samples.map((s) => JSON.stringify(s)),
+      ].join('\n');
+      const res = await post(gzipSync(ndjson), {
+        ...auth(connectorKey),
+        'content-type': 'application/x-ndjson',
+        'content-encoding': 'gzip',
+        'idempotency-key': 'trip-ndjson-0001',
+      });
+      expect(res.statusCode).toBe(202);
+      const status = await app.inject({ url: `/ingest/v1/trips/${res.json().tripId}`, headers: auth(connectorKey) });
+      expect(status.json()).toEqual({ ok: true, tripId: res.json().tripId, status: 'queued' });
+      const driver = await database.db
+        .selectFrom('drivers')
+        .selectAll()
+        .where('driver_id', '=', 'd-7')
+        .executeTakeFirst();
+      expect(driver?.fleet_id).toBe('fleet_acme');
+    });
+
+    it('reports scored and failed status with the reason after the worker ran', async () => {
+      const worker = new ScoringWorker({ db: database, scorer: fakeScorer(), logger: quietLogger() });
+      await worker.drain();
+      const rows = await database.db.selectFrom('trip_uploads').select(['trip_id', 'status']).execute();
+      expect(rows.every((r) => r.status === 'scored')).toBe(true);
+      const res = await app.inject({ url: `/ingest/v1/trips/${rows[0]!.trip_id}`, headers: auth(connectorKey) });
+      expect(res.json().status).toBe('scored');
+      // Another fleet's key cannot see it.
+      const foreign = await app.inject({ url: `/ingest/v1/trips/${rows[0]!.trip_id}`, headers: auth(otherFleetKey) });
+      expect(foreign.statusCode).toBe(404);
+    });
+
+    it('lets a device key send only for its own vehicle', async () => {
+      const own = await post(
+        JSON.stringify(gpsTrip({ startMs: Date.UTC(2026, 10, 3), clientTripId: 'device-trip-01' })),
+        {
+          ...auth(deviceKey),
+          'content-type': 'application/json',
+          'idempotency-key': 'device-trip-01',
+        },
+      );
+      expect(own.statusCode).toBe(202);
+      const other = await post(JSON.stringify(gpsTrip({ startMs: Date.UTC(2026, 10, 3), vehicle: 'AC-100' })), {
+        ...auth(deviceKey),
+        'content-type': 'application/json',
+        'idempotency-key': 'device-trip-02',
+      });
+      expect(other.statusCode).toBe(403);
+      expect(other.json().error).toContain('sends for vehicle AC-200 only');
+    });
+
+    it('refuses a vehicle outside the key fleet with 403, the same as an unknown vehicle', async () => {
+      for (const vehicle of ['OT-100', 'ZZ-999']) {
+        const res = await post(JSON.stringify(gpsTrip({ startMs: Date.UTC(2026, 10, 4), vehicle })), {
+          ...auth(connectorKey),
+          'content-type': 'application/json',
+          'idempotency-key': `foreign-${vehicle}`,
+        });
+        expect(res.statusCode).toBe(403);
+        expect(res.json().error).toBe(
+          `vehicle "${vehicle}" is not registered in fleet fleet_acme (npx trips vehicles create)`,
+        );
+      }
+    });
+
+    it('answers invalid uploads with 400 naming the problem', async () => {
+      const good = gpsTrip({ startMs: Date.UTC(2026, 10, 5), vehicle: 'AC-100' });
+      const bad = { ...good, samples: good.samples.map((s, i) => (i === 3 ? { ...s, lat: 123 } : s)) };
+      const cases: Array<[string | Buffer, Record<string, string>, string]> = [
+        [JSON.stringify(good), { 'content-type': 'application/json' }, 'missing Idempotency-Key'],
+        [
+          JSON.stringify(good),
+          { 'content-type': 'application/json', 'idempotency-key': 'short' },
+          'Idempotency-Key must be',
+        ],
+        ['{not json', { 'content-type': 'application/json', 'idempotency-key': 'bad-json-01' }, 'not valid JSON'],
+        [
+          JSON.stringify(bad),
+          { 'content-type': 'application/json', 'idempotency-key': 'bad-lat-001' },
+          'samples[3].lat',
+        ],
+        [
+          JSON.stringify({ ...good, clientTripId: 'other-id-01' }),
+          { 'content-type': 'application/json', 'idempotency-key': 'mismatch-01' },
+          'differs from the Idempotency-Key',
+        ],
+        [
+          '{"type":"gps"}\nnope',
+          { 'content-type': 'application/x-ndjson', 'idempotency-key': 'bad-ndjson1' },
+          'line 2',
+        ],
+        [
+          JSON.stringify(good),
+          { 'content-type': 'text/plain', 'idempotency-key': 'bad-type-01' },
+          'unsupported Content-Type',
+        ],
+        [
+          Buffer.from('not gzip at all'),
+          { 'content-type': 'application/json', 'content-encoding': 'gzip', 'idempotency-key': 'bad-gzip-01' },
+          'cannot be decompressed',
+        ],
+        [
+          JSON.stringify(good),
+          { 'content-type': 'application/json', 'content-encoding': 'br', 'idempotency-key': 'br-000001' },
+          'Content-Encoding',
+        ],
+      ];
+      for (const [body, headers, fragment] of cases) {
+        const res = await post(body, { ...auth(connectorKey), ...headers });
+        expect(res.statusCode, fragment).toBe(400);
+        expect(res.json().ok).toBe(false);
+        expect(res.json().error, fragment).toContain(fragment);
+      }
+    });
+
+    it('answers a body over the limit with 413, also when it only grows once decompressed', async () => {
+      const big = JSON.stringify({
+        schemaVersion: 1,
+        vehicle: 'AC-100',
+        samples: [],
+        pad: 'x'.repeat(3 * 1024 * 1024),
+      });
+      const plain = await post(big, {
+        ...auth(connectorKey),
+        'content-type': 'application/json',
+        'idempotency-key': 'big-plain-1',
+      });
+      expect(plain.statusCode).toBe(413);
+      const bomb = gzipSync(big);
+      expect(bomb.length).toBeLessThan(100_000);
+      const zipped = await post(bomb, {
+        ...auth(connectorKey),
+        'content-type': 'application/json',
+        'content-encoding': 'gzip',
+        'idempotency-key': 'big-gzip-01',
+      });
+      expect(zipped.statusCode).toBe(413);
+    });
+
+    it('answers bad keys with 401 and a sandbox key with 403', async () => {
+      const headers = { 'content-type': 'application/json', 'idempotency-key': 'auth-case-01' };
+      const body = JSON.stringify(gpsTrip({ startMs: Date.UTC(2026, 10, 6), vehicle: 'AC-100' }));
+      expect((await post(body, headers)).statusCode).toBe(401);
+      expect((await post(body, { ...headers, authorization: `Bearer ingest_live_${'x'.repeat(43)}` })).statusCode).toBe(
+        401,
+      );
+      const sandbox = await post(body, { ...headers, authorization: `Bearer ingest_sandbox_${'x'.repeat(43)}` });
+      expect(sandbox.statusCode).toBe(403);
+      expect(sandbox.json().error).toContain('sandbox ingest key');
+    });
+  });
+});

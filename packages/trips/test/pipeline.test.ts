@@ -1,0 +1,245 @@
+import { testDialects } from '@svc/platform/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { acceptUpload } from '../src/ingest/accept-upload.ts';
+import { ScoringWorker } from '../src/ingest/scoring-worker.ts';
+import { createFleet } from '../src/store/fleets.ts';
+import { claimJobs } from '../src/store/job-queue.ts';
+import { TRIPS_MIGRATION_TABLE, tripsMigrations } from '../src/store/migrations.ts';
+import { claimEnvironment, type TripsDatabase } from '../src/store/open-trips-database.ts';
+import { listTrips } from '../src/store/trip-list.ts';
+import { createVehicle } from '../src/store/vehicles.ts';
+import { fakeScorer } from './fixtures/fake-scorer.ts';
+import { gpsTrip } from './fixtures/telemetry.ts';
+import { quietLogger } from './fixtures/world.ts';
+
+describe.each(testDialects())('scoring pipeline on $label', (dialect) => {
+  describe.skipIf(dialect.skip)(dialect.name, () => {
+    let database: TripsDatabase;
+    let now = Date.UTC(2026, 10, 20, 12);
+    const clock = () => now;
+    const sender = { fleetId: 'fleet_p', vehicleId: null, keyId: null, source: 'test' };
+
+    beforeAll(async () => {
+      database = await dialect.open(tripsMigrations, { migrationTable: TRIPS_MIGRATION_TABLE });
+      await claimEnvironment(database.db, 'production', database.location);
+      await createFleet(database.db, { name: 'P', fleetId: 'fleet_p' });
+      await createVehicle(database.db, { fleetId: 'fleet_p', plate: 'OK-1' });
+      await createVehicle(database.db, { fleetId: 'fleet_p', plate: 'FAIL-1' });
+      await createVehicle(database.db, { fleetId: 'fleet_p', plate: 'FAILP-1' });
+    });
+    afterAll(async () => {
+      await database?.close();
+    });
+
+    const status = async (tripId: string) =>
+      database.db
+        .selectFrom('trip_uploads')
+        .select(['status', 'attempts', 'last_error'])
+        .where('trip_id', '=', tripId)
+        .executeTakeFirstOrThrow();
+
+    it('retries a failing trip with back-off, then keeps it as failed with its reason', async () => {
+      const { tripId } = await acceptUpload(
+        database.db,
+        sender,
+        'retry-trip-1',
+        gpsTrip({ startMs: now, vehicle: 'FAIL-1' }),
+        now,
+      );
+      const worker = new ScoringWorker({
+        db: database,
+        scorer: fakeScorer(),
+        logger: quietLogger(),
+        clock,
+        maxAttempts: 3,
+      });
+      await worker.drain();
+      expect(await status(tripId)).toMatchObject({ status: 'queued', attempts: 1, last_error: 'engine crashed' });
+      // Not due yet: nothing runs.
+      expect(await worker.runOnce()).toBe(0);
+      now += 60_000;
+      await worker.drain();
+      expect(await status(tripId)).toMatchObject({ status: 'queued', attempts: 2 });
+      now += 10 * 60_000;
+      await worker.drain();
+      const final = await status(tripId);
+      expect(final.status).toBe('failed');
+      expect(final.last_error).toBe('engine crashed (gave up after 3 attempts)');
+      // The telemetry is kept.
+      const kept = await database.db
+        .selectFrom('trip_uploads')
+        .select('sample_count')
+        .where('trip_id', '=', tripId)
+        .executeTakeFirstOrThrow();
+      expect(kept.sample_count).toBe(60);
+    });
+
+    it('fails an unscorable trip at once, without retrying', async () => {
+      const { tripId } = await acceptUpload(
+        database.db,
+        sender,
+        'perm-trip-01',
+        gpsTrip({ startMs: now, vehicle: 'FAILP-1' }),
+        now,
+      );
+      const scorer = fakeScorer();
+      await new ScoringWorker({ db: database, scorer, logger: quietLogger(), clock }).drain();
+      expect(await status(tripId)).toMatchObject({
+        status: 'failed',
+        attempts: 1,
+        last_error: 'trip too short to score',
+      });
+      expect(scorer.calls).toBe(1);
+    });
+
+    it('takes over a job whose worker died once its lease expired', async () => {
+      const { tripId } = await acceptUpload(
+        database.db,
+        sender,
+        'lease-trip-1',
+        gpsTrip({ startMs: now, vehicle: 'OK-1' }),
+        now,
+      );
+      const claimed = await claimJobs(database.db, { owner: 'dead-worker', limit: 10, leaseMs: 30_000, nowMs: now });
+      expect(claimed.map((j) => j.tripId)).toContain(tripId);
+      const worker = new ScoringWorker({ db: database, scorer: fakeScorer(), logger: quietLogger(), clock });
+      expect(await worker.runOnce()).toBe(0);
+      now += 31_000;
+      await worker.drain();
+      expect(await status(tripId)).toMatchObject({ status: 'scored', attempts: 2 });
+    });
+
+    it('rescoring a trip replaces its result and moves it between day/tier counts', async () => {
+      const startMs = Date.UTC(2026, 10, 10, 9);
+      const { tripId } = await acceptUpload(
+        database.db,
+        sender,
+        'rescore-trip',
+        gpsTrip({ startMs, vehicle: 'OK-1', speedKmh: 20 }),
+        now,
+      );
+      await new ScoringWorker({ db: database, scorer: fakeScorer(), logger: quietLogger(), clock }).drain();
+      const before = await listTrips(database.db, ['fleet_p'], {}, { offset: 0, limit: 100 });
+      // Score it again: the trip must be there once, counts unchanged.
+      await database.db
+        .updateTable('trip_uploads')
+        .set({ status: 'queued', next_attempt_at_ms: 0 })
+        .where('trip_id', '=', tripId)
+        .execute();
+      await new ScoringWorker({ db: database, scorer: fakeScorer('fake-2'), logger: quietLogger(), clock }).drain();
+      const after = await listTrips(database.db, ['fleet_p'], {}, { offset: 0, limit: 100 });
+      expect(after.total).toBe(before.total);
+      expect(after.rows.filter((r) => r.trip_id === tripId)).toHaveLength(1);
+      const row = await database.db
+        .selectFrom('trips')
+        .select('model_version')
+        .where('trip_id', '=', tripId)
+        .executeTakeFirstOrThrow();
+      expect(row.model_version).toBe('fake-2');
+    });
+  });
+});
+
+describe.each(testDialects())('trip list paging on $label', (dialect) => {
+  describe.skipIf(dialect.skip)(dialect.name, () => {
+    let database: TripsDatabase;
+    const fleets = ['fleet_a', 'fleet_b', 'fleet_c'];
+
+    beforeAll(async () => {
+      database = await dialect.open(tripsMigrations, { migrationTable: TRIPS_MIGRATION_TABLE });
+      const db = database.db;
+      for (const f of fleets) await createFleet(db, { name: f, fleetId: f });
+      await createVehicle(db, { fleetId: 'fleet_a', plate: 'A-1' });
+      // Deterministic pseudo-random trips written straight into the store, with many equal start times.
+      let seed = 7;
+      const rnd = () => {
+        seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+        return seed / 2_147_483_648;
+      };
+      const tiers = ['Critical', 'Fair', 'Good', 'Safe'];
+      const rows = [];
+      const counts = new Map<string, number>();
+      for (let i = 0; i < 600; i++) {
+        const fleet = fleets[Math.floor(rnd() * 3)]!;
+        const startMs =
+          Date.UTC(2026, 9, 1) + Math.floor(rnd() * 30) * 86_400_000 + Math.floor(rnd() * 6) * 4 * 3_600_000;
+        const tier = tiers[Math.floor(rnd() * 4)]!;
+        const day = Math.floor(startMs / 86_400_000);
+        counts.set(`${fleet}|${day}|${tier}`, (counts.get(`${fleet}|${day}|${tier}`) ?? 0) + 1);
+        rows.push({
+          trip_id: `trip_${String(i).padStart(4, '0')}x${Math.floor(rnd() * 1000)}`,
+          fleet_id: fleet,
+          vehicle_id: (await db.selectFrom('vehicles').select('vehicle_id').executeTakeFirstOrThrow()).vehicle_id,
+          plate: 'A-1',
+          driver_id: null,
+          start_ms: startMs,
+          end_ms: startMs + 600_000,
+          start_day: day,
+          overall_score: 50,
+          tier,
+          map_matched: 1,
+          matched_share: 1,
+          distance_km: 1,
+          duration_min: 10,
+          machine_type: 'car',
+          model_version: 't',
+          scored_at_ms: 0,
+          theme_speeding: null,
+          theme_braking: null,
+          theme_acceleration: null,
+          theme_cornering: null,
+          theme_distraction: null,
+          theme_exposure: null,
+          weakest_theme: 'speeding',
+          summary_json: '{}',
+        });
+      }
+      await db.insertInto('trips').values(rows).execute();
+      await db
+        .insertInto('trip_day_counts')
+        .values(
+          [...counts].map(([k, n]) => {
+            const [fleet_id, day, tier] = k.split('|');
+            return { fleet_id: fleet_id!, day: Number(day), tier: tier!, trip_count: n };
+          }),
+        )
+        .execute();
+    });
+    afterAll(async () => {
+      await database?.close();
+    });
+
+    it('pages through the day counts exactly like a plain ORDER BY / OFFSET, for any scope and filter', async () => {
+      const db = database.db;
+      const scopes = [['fleet_a'], ['fleet_b', 'fleet_c'], fleets];
+      const filters = [
+        {},
+        { tiers: ['Safe'] },
+        { tiers: ['Fair', 'Critical'] },
+        { fromMs: Date.UTC(2026, 9, 5, 7), toMs: Date.UTC(2026, 9, 19, 13) },
+        { fromMs: Date.UTC(2026, 9, 10), tiers: ['Good'] },
+        { toMs: Date.UTC(2026, 9, 3, 1) },
+      ];
+      for (const scope of scopes) {
+        for (const filter of filters) {
+          let q = db.selectFrom('trips').select('trip_id').where('fleet_id', 'in', scope);
+          if ('tiers' in filter && filter.tiers) q = q.where('tier', 'in', filter.tiers);
+          if ('fromMs' in filter && filter.fromMs) q = q.where('start_ms', '>=', filter.fromMs);
+          if ('toMs' in filter && filter.toMs) q = q.where('start_ms', '<', filter.toMs);
+          const expected = (await q.orderBy('start_ms', 'desc').orderBy('trip_id', 'desc').execute()).map(
+            (r) => r.trip_id,
+          );
+          for (const limit of [10, 37, 100]) {
+            const seen: string[] = [];
+            for (let offset = 0; offset < expected.length + limit; offset += limit) {
+              const page = await listTrips(db, scope, filter, { offset, limit });
+              expect(page.total).toBe(expected.length);
+              seen.push(...page.rows.map((r) => r.trip_id));
+            }
+            expect(seen, `${scope} ${JSON.stringify(filter)} limit ${limit}`).toEqual(expected);
+          }
+        }
+      }
+    });
+  });
+});
