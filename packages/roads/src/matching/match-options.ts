@@ -29,6 +29,12 @@ export interface MatchOptions {
   /** Cost of turning around in the middle of a road, metres of detour (default 50). */
   uTurnPenaltyM?: number;
   /**
+   * Fixes closer than this many sigmas to the last fix the decoder used are not decoded themselves but snapped
+   * onto the decoded path afterwards (default 2, as GraphHopper; 0 decodes every fix). At 1 Hz this stops the
+   * model from chasing noise while the vehicle waits at a junction, and halves the work in town.
+   */
+  minSpacingSigmas?: number;
+  /**
    * Consecutive fixes that may be dropped as outliers before the trace is split instead (default 5). A position
    * jump of a few fixes is skipped; a longer excursion starts a new matched sub-trace.
    */
@@ -50,7 +56,11 @@ export const DEFAULT_MATCH_OPTIONS: ResolvedMatchOptions = {
   maxRouteFactor: 3,
   uTurnPenaltyM: 50,
   maxOutlierRun: 5,
+  minSpacingSigmas: 2,
 };
+
+/** Options that may be 0. */
+const ZERO_ALLOWED = new Set(['uTurnPenaltyM', 'maxOutlierRun', 'minSpacingSigmas']);
 
 /** Merges options with the defaults and rejects values that would make the model meaningless. */
 export function resolveMatchOptions(options: MatchOptions = {}): ResolvedMatchOptions {
@@ -61,7 +71,12 @@ export function resolveMatchOptions(options: MatchOptions = {}): ResolvedMatchOp
     const k = key as keyof ResolvedMatchOptions;
     if (typeof DEFAULT_MATCH_OPTIONS[k] === 'boolean') {
       if (typeof value !== 'boolean') throw new RangeError(`matchTrace: option ${key} must be true or false`);
-    } else if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    } else if (
+      typeof value !== 'number' ||
+      !Number.isFinite(value) ||
+      value < 0 ||
+      (value === 0 && !ZERO_ALLOWED.has(key))
+    ) {
       throw new RangeError(`matchTrace: option ${key} must be a positive number, got ${String(value)}`);
     }
     (resolved as unknown as Record<string, unknown>)[k] = value;

@@ -94,6 +94,10 @@ interface Candidate {
   logEmission: number;
 }
 
+export const DEBUG = { on: false, log: (_line: string) => {} };
+
+const NO_TARGETS: readonly number[] = [];
+
 const ROUTE = 0;
 const FORWARD = 1;
 const STAY = 2;
@@ -201,6 +205,7 @@ export function matchTrace(graph: RoadGraph, points: readonly TracePoint[], opti
       result[step.point] = matchedPoint(graph, step.point, c, confidence, subTrace);
     });
     const segments = matcher.pathOf(chain, chosen, subTrace);
+    matcher.snapThinned(chain, chosen, segments, result, subTrace);
     let lengthM = 0;
     for (const s of segments) lengthM += s.lengthM;
     path.push(...segments);
@@ -297,6 +302,8 @@ function columnConfidence(score: Float64Array, chosen: number): number {
 /** The Viterbi decoder over one trace; `run` returns the chains (sub-traces) of steps. */
 class TraceMatcher {
   readonly duplicateOf: Int32Array;
+  /** For fixes skipped as too close to the previous decoded fix: that fix's index. */
+  readonly thinnedAfter: Int32Array;
   readonly reasons: Array<UnmatchedReason | undefined>;
   private readonly search;
   private readonly maxSpeedMps: number;
@@ -309,6 +316,7 @@ class TraceMatcher {
     private readonly ky: number,
   ) {
     this.duplicateOf = new Int32Array(points.length).fill(-1);
+    this.thinnedAfter = new Int32Array(points.length).fill(-1);
     this.reasons = new Array(points.length);
     this.search = pathSearchFor(graph);
     this.maxSpeedMps = o.maxSpeedKmh / 3.6;
@@ -334,6 +342,17 @@ class TraceMatcher {
         }
       }
       previous = i;
+      const tail = chain[chain.length - 1];
+      // The last fix is always decoded: it fixes where the path ends.
+      if (tail && pending.length === 0 && o.minSpacingSigmas > 0 && i < points.length - 1) {
+        const q = points[tail.point]!;
+        const closeM = Math.hypot((p.lon - q.lon) * this.kx, (p.lat - q.lat) * this.ky);
+        const gapS = p.timeMs !== undefined && q.timeMs !== undefined ? (p.timeMs - q.timeMs) / 1000 : 0;
+        if (closeM < o.minSpacingSigmas * Math.min(tail.sigmaM, this.sigmaFor(p)) && gapS <= o.maxGapS) {
+          this.thinnedAfter[i] = tail.point;
+          continue;
+        }
+      }
       const step = this.candidates(i);
       if (!step) {
         this.reasons[i] = 'no-road';
@@ -456,6 +475,32 @@ class TraceMatcher {
       if (!exitNodes.includes(exit)) exitNodes.push(exit);
     }
 
+    // Stationary jitter across a junction: the new position lies a few metres BEHIND the old one on the same
+    // road (typical on roundabouts and at stop lines). Without this, the only way back is around the block.
+    for (let c = 0; c < m; c++) {
+      const cc = cur.cands[c]!;
+      const ahead = d.edgeLengthM[cc.edge]! - cc.offsetM;
+      if (ahead >= stayM) continue;
+      let sameRoad = false;
+      for (const pc of prev.cands)
+        if (pc.edge !== cc.edge && d.edgeWay[pc.edge] === d.edgeWay[cc.edge]) sameRoad = true;
+      if (!sameRoad) continue;
+      this.search.run(
+        [{ node: d.edgeTo[cc.edge]!, cost: 0 }],
+        d.edgeLengthM,
+        stayM - ahead,
+        NO_TARGETS,
+        undefined,
+        true,
+      );
+      for (let p = 0; p < prev.cands.length; p++) {
+        const pc = prev.cands[p]!;
+        if (prev.score[p] === -Infinity || pc.edge === cc.edge || d.edgeWay[pc.edge] !== d.edgeWay[cc.edge]) continue;
+        const via = this.search.costTo(d.edgeFrom[pc.edge]!);
+        if (via !== Infinity && ahead + via + pc.offsetM <= stayM) consider(p, c, 0, STAY);
+      }
+    }
+
     // Everything else goes through the graph: one bounded search per distinct exit node.
     for (const exit of exitNodes) {
       let reach = -Infinity;
@@ -465,15 +510,22 @@ class TraceMatcher {
         reach = Math.max(reach, bound - (d.edgeLengthM[pc.edge]! - pc.offsetM));
       }
       if (reach < 0) continue;
-      this.search.run([{ node: exit, cost: 0 }], d.edgeLengthM, reach);
+      this.search.run([{ node: exit, cost: 0 }], d.edgeLengthM, reach, NO_TARGETS, undefined, true);
       for (let p = 0; p < prev.cands.length; p++) {
         const pc = prev.cands[p]!;
         if (prev.score[p] === -Infinity || d.edgeTo[pc.edge] !== exit) continue;
         const exitCost = d.edgeLengthM[pc.edge]! - pc.offsetM;
+        const turnBack = d.edgeReverse[pc.edge]!;
         for (let c = 0; c < m; c++) {
           const cc = cur.cands[c]!;
-          const via = this.search.costTo(d.edgeFrom[cc.edge]!);
-          if (via !== Infinity) consider(p, c, exitCost + via + cc.offsetM, ROUTE);
+          const entry = d.edgeFrom[cc.edge]!;
+          const via = this.search.costTo(entry);
+          if (via === Infinity) continue;
+          // Driving to the end of the edge and straight back is a U-turn at the junction: rare, so penalised.
+          const turnsBack =
+            turnBack >= 0 && (via === 0 ? cc.edge === turnBack : this.search.firstEdgeTo(entry) === turnBack);
+          const uTurn = turnsBack ? o.uTurnPenaltyM : 0;
+          consider(p, c, exitCost + via + cc.offsetM + uTurn, ROUTE);
         }
       }
     }
@@ -488,7 +540,64 @@ class TraceMatcher {
       }
     }
     if (any) normalise(cur.score);
+    if (DEBUG.on) {
+      DEBUG.log(`step ${prev.point}->${cur.point} gc=${gcM.toFixed(1)} bound=${bound.toFixed(0)} any=${any}`);
+      prev.cands.forEach((c, k) =>
+        DEBUG.log(
+          `   prev e${c.edge}@${c.offsetM.toFixed(0)} d=${c.distanceM.toFixed(1)} score=${prev.score[k]!.toFixed(2)}`,
+        ),
+      );
+      cur.cands.forEach((c, k) =>
+        DEBUG.log(
+          `   cur  e${c.edge}@${c.offsetM.toFixed(0)} d=${c.distanceM.toFixed(1)} score=${cur.score[k]!.toFixed(2)} back=${cur.back[k]} kind=${cur.kind[k]}`,
+        ),
+      );
+    }
     return any;
+  }
+
+  /**
+   * Matches the fixes skipped by thinning: each goes to the closest point of the path driven between the decoded
+   * fixes around it (or of the edge of the fix before it, when the vehicle did not move).
+   */
+  snapThinned(
+    chain: Step[],
+    chosen: number[],
+    segments: MatchedSegment[],
+    out: MatchedPoint[],
+    subTrace: number,
+  ): void {
+    const { graph, points } = this;
+    const last = chain[chain.length - 1]!.point;
+    let k = 0;
+    for (let i = chain[0]!.point + 1; i < points.length; i++) {
+      const a = this.thinnedAfter[i]!;
+      if (a < 0) {
+        if (i > last) break;
+        continue;
+      }
+      while (k + 1 < chain.length && chain[k + 1]!.point <= a) k++;
+      if (chain[k]!.point !== a) continue;
+      const step = chain[k]!;
+      const before = step.cands[chosen[k]!]!;
+      const next = chain[k + 1]?.point ?? Infinity;
+      const p = points[i]!;
+      let best: { edge: number; offsetM: number; lon: number; lat: number; distanceM: number } | null = null;
+      for (const s of segments) {
+        if (s.fromPoint > a || s.toPoint < Math.min(next, last)) continue;
+        const hit = projectOntoLine(s.coordinates, p.lon, p.lat, this.kx, this.ky);
+        if (!best || hit.distanceM < best.distanceM) {
+          best = { edge: s.edge, offsetM: s.startM + hit.alongM, lon: hit.lon, lat: hit.lat, distanceM: hit.distanceM };
+        }
+      }
+      if (!best) {
+        const line = graph.edgeCoordinates(before.edge);
+        const hit = projectOntoLine(line, p.lon, p.lat, this.kx, this.ky);
+        best = { edge: before.edge, offsetM: hit.alongM, lon: hit.lon, lat: hit.lat, distanceM: hit.distanceM };
+      }
+      const confidence = out[a]?.confidence ?? 0;
+      out[i] = matchedPoint(graph, i, { ...best, logEmission: 0 }, confidence, subTrace);
+    }
   }
 
   /** The driven edges of a decoded chain, as path segments. */
@@ -505,33 +614,52 @@ class TraceMatcher {
     const stretches: Stretch[] = [];
     const drive = (edge: number, startM: number, endM: number, fromPoint: number, toPoint: number) => {
       const last = stretches[stretches.length - 1];
-      if (last && last.edge === edge && Math.abs(last.endM - startM) < 1e-6) {
+      // Continuing on the same edge, possibly from slightly behind after stationary jitter: one stretch.
+      if (last && last.edge === edge && startM <= last.endM + 1e-6 && startM >= last.startM - 1e-6) {
         last.endM = Math.max(last.endM, endM);
         last.toPoint = toPoint;
         return;
       }
       stretches.push({ edge, startM, endM, fromPoint, toPoint });
     };
+    // After stationary jitter backwards, the vehicle is still where it was: the next drive starts again from
+    // the position behind, and the part up to the furthest position reached is not driven twice.
+    let frontier: { edge: number; offsetM: number } | null = null;
     for (let k = 1; k < chain.length; k++) {
       const prev = chain[k - 1]!;
       const cur = chain[k]!;
       const pc = prev.cands[chosen[k - 1]!]!;
       const cc = cur.cands[chosen[k]!]!;
       const kind = cur.kind[chosen[k]!]!;
-      if (kind === STAY) continue;
+      if (kind === STAY) {
+        frontier ??= { edge: pc.edge, offsetM: pc.offsetM };
+        continue;
+      }
+      const pieces: Array<[edge: number, startM: number, endM: number]> = [];
       if (kind === FORWARD) {
-        drive(pc.edge, pc.offsetM, cc.offsetM, prev.point, cur.point);
+        pieces.push([pc.edge, pc.offsetM, cc.offsetM]);
       } else if (kind === U_TURN) {
         const turnAt = d.edgeLengthM[pc.edge]! - pc.offsetM;
-        drive(cc.edge, Math.min(turnAt, cc.offsetM), cc.offsetM, prev.point, cur.point);
+        pieces.push([cc.edge, Math.min(turnAt, cc.offsetM), cc.offsetM]);
       } else {
         const exit = d.edgeTo[pc.edge]!;
         const entry = d.edgeFrom[cc.edge]!;
-        this.search.run([{ node: exit, cost: 0 }], d.edgeLengthM, this.o.maxRouteDistanceM, [entry]);
-        drive(pc.edge, pc.offsetM, d.edgeLengthM[pc.edge]!, prev.point, cur.point);
-        for (const e of this.search.edgesTo(entry)) drive(e, 0, d.edgeLengthM[e]!, prev.point, cur.point);
-        drive(cc.edge, 0, cc.offsetM, prev.point, cur.point);
+        this.search.run([{ node: exit, cost: 0 }], d.edgeLengthM, this.o.maxRouteDistanceM, [entry], undefined, true);
+        pieces.push([pc.edge, pc.offsetM, d.edgeLengthM[pc.edge]!]);
+        for (const e of this.search.edgesTo(entry)) pieces.push([e, 0, d.edgeLengthM[e]!]);
+        pieces.push([cc.edge, 0, cc.offsetM]);
       }
+      let from = 0;
+      if (frontier) {
+        const f = frontier;
+        const at = pieces.findIndex(([e, a, b]) => e === f.edge && a <= f.offsetM + 1e-6 && b >= f.offsetM - 1e-6);
+        if (at >= 0) {
+          from = at;
+          pieces[at]![1] = Math.max(pieces[at]![1], f.offsetM);
+        }
+        frontier = null;
+      }
+      for (let j = from; j < pieces.length; j++) drive(...pieces[j]!, prev.point, cur.point);
     }
     return stretches
       .filter((s) => s.endM - s.startM > 1e-6)
@@ -554,6 +682,37 @@ class TraceMatcher {
         toPoint: s.toPoint,
       }));
   }
+}
+
+/** Closest point of a polyline to a point, with the distance along the line to it (local metric). */
+function projectOntoLine(
+  line: readonly LonLat[],
+  lon: number,
+  lat: number,
+  kx: number,
+  ky: number,
+): { distanceM: number; alongM: number; lon: number; lat: number } {
+  let best = { distanceM: Infinity, alongM: 0, lon: line[0]![0], lat: line[0]![1] };
+  let along = 0;
+  for (let i = 1; i < line.length; i++) {
+    const a = line[i - 1]!;
+    const b = line[i]!;
+    const ax = (a[0] - lon) * kx;
+    const ay = (a[1] - lat) * ky;
+    const vx = (b[0] - a[0]) * kx;
+    const vy = (b[1] - a[1]) * ky;
+    const len2 = vx * vx + vy * vy;
+    const t = len2 > 0 ? Math.min(1, Math.max(0, -(ax * vx + ay * vy) / len2)) : 0;
+    const px = ax + vx * t;
+    const py = ay + vy * t;
+    const d = Math.hypot(px, py);
+    if (d < best.distanceM) {
+      best = { distanceM: d, alongM: along + Math.sqrt(len2) * t, lon: lon + px / kx, lat: lat + py / ky };
+    }
+    along += Math.sqrt(len2);
+  }
+  if (line.length === 1) best.distanceM = Math.hypot((line[0]![0] - lon) * kx, (line[0]![1] - lat) * ky);
+  return best;
 }
 
 /** Shifts log scores so the best is 0, keeping long chains clear of underflow. */

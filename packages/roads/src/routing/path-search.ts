@@ -15,6 +15,7 @@ export class PathSearch {
   private readonly dist: Float64Array;
   private readonly prev: Int32Array;
   private readonly stamp: Uint32Array;
+  private readonly first: Int32Array;
   private readonly queue = new FlatQueue<number>();
   private epoch = 0;
   private limit = Infinity;
@@ -26,11 +27,14 @@ export class PathSearch {
     this.dist = new Float64Array(n);
     this.prev = new Int32Array(n);
     this.stamp = new Uint32Array(n);
+    this.first = new Int32Array(n);
   }
 
   /**
    * Searches from `seeds` over `weights` (per edge) until every node within `maxCost` is settled, or until
    * every node in `targets` is settled. `heuristic` turns it into A* (it must never overestimate the remaining cost).
+   * With `noUTurns`, a path never takes the reverse of the edge it arrived by (node-based, so approximate where
+   * two paths reach a node from different sides; exact enough for matching and routing on real networks).
    */
   run(
     seeds: readonly Seed[],
@@ -38,9 +42,10 @@ export class PathSearch {
     maxCost = Infinity,
     targets: readonly number[] = [],
     heuristic?: (node: number) => number,
+    noUTurns = false,
   ): void {
-    const { dist, prev, stamp, queue } = this;
-    const { nodeOutStart, edgeTo } = this.graph.data;
+    const { dist, prev, stamp, queue, first } = this;
+    const { nodeOutStart, edgeTo, edgeReverse } = this.graph.data;
     this.epoch++;
     if (this.epoch === 0xffffffff) {
       stamp.fill(0);
@@ -57,6 +62,7 @@ export class PathSearch {
         stamp[seed.node] = epoch;
         dist[seed.node] = seed.cost;
         prev[seed.node] = -1;
+        first[seed.node] = -1;
         queue.push(seed.node, seed.cost + (heuristic ? heuristic(seed.node) : 0));
       }
     }
@@ -70,7 +76,11 @@ export class PathSearch {
       this.settled++;
       if (targetsLeft > 0 && targets.includes(node) && --targetsLeft === 0) break;
       const end = nodeOutStart[node + 1]!;
+      const arrivedBy = prev[node]!;
+      const back = noUTurns && arrivedBy >= 0 ? edgeReverse[arrivedBy]! : -2;
+      const firstEdge = first[node]!;
       for (let e = nodeOutStart[node]!; e < end; e++) {
+        if (e === back) continue;
         const next = edgeTo[e]!;
         const c = cost + weights[e]!;
         if (c > maxCost) continue;
@@ -78,6 +88,7 @@ export class PathSearch {
           stamp[next] = epoch;
           dist[next] = c;
           prev[next] = e;
+          first[next] = firstEdge >= 0 ? firstEdge : e;
           queue.push(next, heuristic ? c + heuristic(next) : c);
         }
       }
@@ -89,6 +100,11 @@ export class PathSearch {
     if (this.stamp[node] !== this.epoch) return Infinity;
     const d = this.dist[node]!;
     return d <= this.limit ? d : Infinity;
+  }
+
+  /** First edge of the path to `node` in the last run, or -1 when `node` is a seed or unreached. */
+  firstEdgeTo(node: number): number {
+    return this.costTo(node) === Infinity ? -1 : this.first[node]!;
   }
 
   /** Edges from a seed to `node` in the last run (empty when `node` is a seed or unreached). */

@@ -1,6 +1,6 @@
 import type { RoadGraph } from '../graph/road-graph.ts';
 
-/** The closest point of one road geometry to a query point. */
+/** A closest approach of one road geometry to a query point. */
 export interface GeometryHit {
   geom: number;
   /** Distance from the start of the geometry to the closest point, metres. */
@@ -11,8 +11,22 @@ export interface GeometryHit {
   distanceM: number;
 }
 
+/** Closest approaches of one geometry less than this far apart along it are one approach. */
+const SAME_APPROACH_M = 15;
+
+interface PieceHit {
+  geom: number;
+  shape: number;
+  t: number;
+  offsetM: number;
+  px: number;
+  py: number;
+  distanceM: number;
+}
+
 /**
- * Finds, for every road geometry with a piece within `radiusM` of a point, its closest point, nearest first.
+ * Finds the road geometries within `radiusM` of a point and, for each, every local closest approach (a hairpin
+ * or a loop passes the same point more than once, and each pass is a separate candidate), nearest first.
  * `kx`/`ky` are metres per degree of longitude/latitude around the point (see `metresPerDegree`).
  */
 export function roadsNear(
@@ -24,7 +38,7 @@ export function roadsNear(
   ky: number,
 ): GeometryHit[] {
   const d = graph.data;
-  const hits: GeometryHit[] = [];
+  const pieces: PieceHit[] = [];
   const radius2 = radiusM * radiusM;
   const dx = radiusM / kx;
   const dy = radiusM / ky;
@@ -33,10 +47,8 @@ export function roadsNear(
     const s = d.pieceShape[piece]!;
     const ax = (d.shapeLon[s]! - lon) * kx;
     const ay = (d.shapeLat[s]! - lat) * ky;
-    const bx = (d.shapeLon[s + 1]! - lon) * kx;
-    const by = (d.shapeLat[s + 1]! - lat) * ky;
-    const vx = bx - ax;
-    const vy = by - ay;
+    const vx = (d.shapeLon[s + 1]! - lon) * kx - ax;
+    const vy = (d.shapeLat[s + 1]! - lat) * ky - ay;
     const len2 = vx * vx + vy * vy;
     let t = len2 > 0 ? -(ax * vx + ay * vy) / len2 : 0;
     if (t < 0) t = 0;
@@ -45,24 +57,50 @@ export function roadsNear(
     const py = ay + vy * t;
     const dist2 = px * px + py * py;
     if (dist2 > radius2) return false;
-    const g = d.shapeGeom[s]!;
     const pieceLength = d.shapeCumM[s + 1]! - d.shapeCumM[s]!;
-    const offsetM = d.shapeCumM[s]! + pieceLength * t;
-    const distanceM = Math.sqrt(dist2);
-    for (const h of hits) {
-      if (h.geom === g) {
-        if (distanceM < h.distanceM) {
-          h.offsetM = offsetM;
-          h.distanceM = distanceM;
-          h.lon = lon + px / kx;
-          h.lat = lat + py / ky;
-        }
-        return false;
-      }
-    }
-    hits.push({ geom: g, offsetM, lon: lon + px / kx, lat: lat + py / ky, distanceM });
+    pieces.push({
+      geom: d.shapeGeom[s]!,
+      shape: s,
+      t,
+      offsetM: d.shapeCumM[s]! + pieceLength * t,
+      px,
+      py,
+      distanceM: Math.sqrt(dist2),
+    });
     return false;
   });
+  if (pieces.length === 0) return [];
+  // Local minima of the distance along each geometry: a piece whose closest point lies inside it, or a vertex
+  // that every neighbouring piece found agrees is its closest point.
+  pieces.sort((a, b) => a.geom - b.geom || a.offsetM - b.offsetM);
+  const hits: GeometryHit[] = [];
+  for (let i = 0; i < pieces.length; i++) {
+    const h = pieces[i]!;
+    let minimum = h.t > 0 && h.t < 1;
+    if (!minimum) {
+      const vertex = h.t === 0 ? h.shape : h.shape + 1;
+      minimum = true;
+      for (let j = Math.max(0, i - 2); j < Math.min(pieces.length, i + 3); j++) {
+        const o = pieces[j]!;
+        if (j === i || o.geom !== h.geom) continue;
+        const touches = o.shape === vertex || o.shape + 1 === vertex;
+        const atVertex = (o.t === 0 && o.shape === vertex) || (o.t === 1 && o.shape + 1 === vertex);
+        if (touches && !atVertex) minimum = false;
+      }
+    }
+    if (!minimum) continue;
+    const last = hits[hits.length - 1];
+    if (last && last.geom === h.geom && h.offsetM - last.offsetM < SAME_APPROACH_M) {
+      if (h.distanceM < last.distanceM) {
+        last.offsetM = h.offsetM;
+        last.distanceM = h.distanceM;
+        last.lon = lon + h.px / kx;
+        last.lat = lat + h.py / ky;
+      }
+      continue;
+    }
+    hits.push({ geom: h.geom, offsetM: h.offsetM, lon: lon + h.px / kx, lat: lat + h.py / ky, distanceM: h.distanceM });
+  }
   hits.sort((a, b) => a.distanceM - b.distanceM);
   return hits;
 }
