@@ -128,11 +128,18 @@ export function validateSample(input: unknown, index?: number): Sample {
     case 'obd': {
       const speedKmh = num('speedKmh', 0, MAX_OBD_SPEED_KMH, false);
       const rpm = num('rpm', 0, MAX_RPM, false);
-      if (speedKmh === undefined && rpm === undefined)
-        fail('invalid_sample', 'speedKmh/rpm', 'at least one is required');
+      const throttlePct = num('throttlePct', 0, 100, false);
+      if (speedKmh === undefined && rpm === undefined && throttlePct === undefined) {
+        fail(
+          'invalid_sample',
+          'speedKmh',
+          'is missing: an obd sample needs at least one of speedKmh, rpm, throttlePct',
+        );
+      }
       const out: Sample = { type: 'obd', t };
       if (speedKmh !== undefined) out.speedKmh = speedKmh;
       if (rpm !== undefined) out.rpm = rpm;
+      if (throttlePct !== undefined) out.throttlePct = throttlePct;
       return out;
     }
   }

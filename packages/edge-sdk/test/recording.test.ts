@@ -139,11 +139,11 @@ describe('recording', () => {
       startMs: T0,
       legs: [{ move: 150, speedKmh: 40 }, { stop: 100 }, { move: 50, speedKmh: 40 }, { stop: 301 }],
     });
-    samples.slice(0, 200).forEach((s) => sdk.record(s));
+    for (const sample of samples.slice(0, 200)) sdk.record(sample);
     const tripId = sdk.currentTripId;
     ({ sdk, events } = await reopen(sdk, { clock }));
     expect(sdk.currentTripId).toBe(tripId);
-    samples.slice(200).forEach((s) => sdk.record(s));
+    for (const sample of samples.slice(200)) sdk.record(sample);
     expect(events.map((e) => e.type)).toEqual(['tripEnded']);
     expect(sdk.trips()).toHaveLength(1);
     expect(sdk.trips()[0]).toMatchObject({ tripId, endMs: T0 + 300_000, sampleCount: 301 });
@@ -246,13 +246,13 @@ describe('recording', () => {
   it('attaches a vehicle and driver set while the trip records, and keeps them for the next trips', async () => {
     let { sdk } = openSdk();
     const samples = drive({ startMs: T0, legs: [{ move: 150, speedKmh: 40 }, { stop: 301 }] });
-    samples.slice(0, 50).forEach((s) => sdk.record(s));
+    sdk.recordMany(samples.slice(0, 50));
     sdk.setVehicle('B-XY 9');
     sdk.setDriver('drv-42');
-    samples.slice(50).forEach((s) => sdk.record(s));
+    sdk.recordMany(samples.slice(50));
     expect(sdk.trips()[0]).toMatchObject({ vehicle: 'B-XY 9', driverId: 'drv-42' });
     ({ sdk } = await reopen(sdk));
-    drive({ startMs: T0 + 3_600_000, legs: [{ move: 20, speedKmh: 40 }] }).forEach((s) => sdk.record(s));
+    sdk.recordMany(drive({ startMs: T0 + 3_600_000, legs: [{ move: 20, speedKmh: 40 }] }));
     expect(sdk.trip(sdk.currentTripId!)).toMatchObject({ state: 'recording', vehicle: 'B-XY 9', driverId: 'drv-42' });
   });
 
