@@ -104,4 +104,40 @@ export interface ScoredTrip {
     /** The map-matched path, when matched. */
     matched: LonLat[][];
   };
+  /** The factors that cost the most points, in words, biggest first: why the trip scored as it did. */
+  reasons?: TripReason[];
+  /** What the clean-up found and which inputs were usable. */
+  dataQuality?: DataQuality;
+}
+
+/** One reason behind a trip's score: a factor and the overall points it cost. */
+export interface TripReason {
+  themeId: ThemeId;
+  factorKey: string;
+  /** Overall-score points lost to this factor (its share of the gap to 100). */
+  pointsLost: number;
+  text: string;
+  eventIds: string[];
+}
+
+/** Data quality of a scored trip. */
+export interface DataQuality {
+  gpsFixes: number;
+  /** Fixes dropped or repaired by the clean-up, by cause. */
+  droppedFixes: { duplicateTimes: number; inaccurate: number; stale: number; spikes: number };
+  /** Position jumps that broke the track (nothing derived across them). */
+  positionJumps: number;
+  /** Seconds of GPS gaps bridged by interpolation. */
+  gapS: number;
+  speedSource: 'gps-doppler' | 'obd' | 'gps-position';
+  imu: {
+    available: boolean;
+    frame: 'vehicle' | 'device';
+    alignment: 'given' | 'gps' | 'failed';
+    mountSegments: number;
+    coverage: number;
+  } | null;
+  phoneMonitored: boolean;
+  /** Time zone used for local time (IANA, or a fixed offset from the longitude). */
+  timeZone: string;
 }

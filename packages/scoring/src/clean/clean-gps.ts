@@ -1,0 +1,200 @@
+import { type LocalProjection, localProjection } from '../geo.ts';
+import type { GpsSample, Sample } from '../telemetry.ts';
+import { DEFAULT_GPS_ACCURACY_M, MAX_ACCURACY_M, MAX_PLAUSIBLE_SPEED_MPS, STALE_RUN_ENTRY_MPS } from '../thresholds.ts';
+
+/** What the GPS clean-up removed or repaired, for the trip's data-quality block. */
+export interface GpsCleanReport {
+  inputFixes: number;
+  keptFixes: number;
+  duplicateTimes: number;
+  inaccurate: number;
+  /** Fixes that repeated a position while the vehicle was evidently moving (receiver hold, tunnel). */
+  staleFixes: number;
+  /** Single fixes far off the track that the next fix contradicts. */
+  spikes: number;
+  /** Position jumps that persist and cannot be explained by driving: the track is broken there. */
+  jumps: number;
+}
+
+/** Cleaned GPS fixes in time order, as parallel typed arrays. NaN marks an absent optional value. */
+export interface CleanGps {
+  count: number;
+  tMs: Float64Array;
+  lon: Float64Array;
+  lat: Float64Array;
+  /** Metres east/north of `projection`'s origin. */
+  xM: Float64Array;
+  yM: Float64Array;
+  speedMps: Float64Array;
+  headingDeg: Float64Array;
+  accuracyM: Float64Array;
+  /** 1 where the track is broken before this fix (an unexplained jump): nothing is derived across it. */
+  breakBefore: Uint8Array;
+  projection: LocalProjection;
+  report: GpsCleanReport;
+}
+
+const SAME_POSITION_M = 0.05;
+
+/**
+ * Cleans the GPS fixes among `samples`: sorts them, keeps the most accurate fix per timestamp, drops fixes
+ * reported as inaccurate, drops stale repeated positions (a receiver holding its last fix while the car
+ * moves on, as in a tunnel), drops single-fix spikes and marks persistent jumps as breaks.
+ */
+export function cleanGps(samples: readonly Sample[]): CleanGps {
+  const fixes: GpsSample[] = [];
+  let sorted = true;
+  for (const s of samples) {
+    if (s.type !== 'gps' || !Number.isFinite(s.lon) || !Number.isFinite(s.lat) || !Number.isFinite(s.t)) continue;
+    if (fixes.length > 0 && s.t < fixes[fixes.length - 1]!.t) sorted = false;
+    fixes.push(s);
+  }
+  if (!sorted) fixes.sort((a, b) => a.t - b.t);
+  const report: GpsCleanReport = {
+    inputFixes: fixes.length,
+    keptFixes: 0,
+    duplicateTimes: 0,
+    inaccurate: 0,
+    staleFixes: 0,
+    spikes: 0,
+    jumps: 0,
+  };
+
+  // 1. One fix per timestamp (the most accurate), none reported worse than MAX_ACCURACY_M.
+  const kept: GpsSample[] = [];
+  for (const fix of fixes) {
+    const accuracy = fix.accuracyM ?? DEFAULT_GPS_ACCURACY_M;
+    if (accuracy > MAX_ACCURACY_M) {
+      report.inaccurate++;
+      continue;
+    }
+    const last = kept[kept.length - 1];
+    if (last !== undefined && last.t === fix.t) {
+      report.duplicateTimes++;
+      if (accuracy < (last.accuracyM ?? DEFAULT_GPS_ACCURACY_M)) kept[kept.length - 1] = fix;
+      continue;
+    }
+    kept.push(fix);
+  }
+  const n = kept.length;
+  let latSum = 0;
+  let lonSum = 0;
+  for (const f of kept) {
+    latSum += f.lat;
+    lonSum += f.lon;
+  }
+  const projection = localProjection(n > 0 ? lonSum / n : 0, n > 0 ? latSum / n : 0);
+  const x = new Float64Array(n);
+  const y = new Float64Array(n);
+  const t = new Float64Array(n);
+  const acc = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const f = kept[i]!;
+    x[i] = (f.lon - projection.lon0) * projection.kx;
+    y[i] = (f.lat - projection.lat0) * projection.ky;
+    t[i] = f.t;
+    acc[i] = f.accuracyM ?? DEFAULT_GPS_ACCURACY_M;
+  }
+  const keep = new Uint8Array(n).fill(1);
+  const dist = (a: number, b: number) => Math.hypot(x[b]! - x[a]!, y[b]! - y[a]!);
+
+  // 2. Stale runs: a position repeated exactly while the speed into or out of it says the car was moving.
+  markStaleRuns(n, t, dist, kept, keep, report);
+
+  // 3. Spikes and jumps, judged by the speed implied between consecutive surviving fixes (with the
+  // reported accuracies as slack, so noisy fixes at 10 Hz are not mistaken for jumps).
+  const breakBefore = new Uint8Array(n);
+  const implied = (a: number, b: number) => {
+    const dtS = (t[b]! - t[a]!) / 1000;
+    return Math.max(0, dist(a, b) - acc[a]! - acc[b]!) / Math.max(dtS, 0.001);
+  };
+  let last = -1;
+  for (let j = 0; j < n; j++) {
+    if (keep[j] === 0) continue;
+    if (last < 0 || implied(last, j) <= MAX_PLAUSIBLE_SPEED_MPS) {
+      last = j;
+      continue;
+    }
+    let next = j + 1;
+    while (next < n && keep[next] === 0) next++;
+    if (next < n && implied(last, next) <= MAX_PLAUSIBLE_SPEED_MPS) {
+      keep[j] = 0;
+      report.spikes++;
+      continue;
+    }
+    breakBefore[j] = 1;
+    report.jumps++;
+    last = j;
+  }
+
+  let m = 0;
+  for (let i = 0; i < n; i++) if (keep[i]) m++;
+  const out: CleanGps = {
+    count: m,
+    tMs: new Float64Array(m),
+    lon: new Float64Array(m),
+    lat: new Float64Array(m),
+    xM: new Float64Array(m),
+    yM: new Float64Array(m),
+    speedMps: new Float64Array(m),
+    headingDeg: new Float64Array(m),
+    accuracyM: new Float64Array(m),
+    breakBefore: new Uint8Array(m),
+    projection,
+    report,
+  };
+  let k = 0;
+  let pendingBreak = 0;
+  for (let i = 0; i < n; i++) {
+    if (!keep[i]) continue;
+    const f = kept[i]!;
+    out.tMs[k] = t[i]!;
+    out.lon[k] = f.lon;
+    out.lat[k] = f.lat;
+    out.xM[k] = x[i]!;
+    out.yM[k] = y[i]!;
+    out.speedMps[k] = f.speedMps ?? Number.NaN;
+    out.headingDeg[k] = f.headingDeg ?? Number.NaN;
+    out.accuracyM[k] = acc[i]!;
+    out.breakBefore[k] = breakBefore[i]! | pendingBreak;
+    pendingBreak = 0;
+    k++;
+  }
+  report.keptFixes = m;
+  return out;
+}
+
+function markStaleRuns(
+  n: number,
+  t: Float64Array,
+  dist: (a: number, b: number) => number,
+  fixes: readonly GpsSample[],
+  keep: Uint8Array,
+  report: GpsCleanReport,
+): void {
+  let i = 0;
+  while (i < n - 1) {
+    let end = i;
+    while (end + 1 < n && dist(i, end + 1) < SAME_POSITION_M) end++;
+    if (end === i) {
+      i++;
+      continue;
+    }
+    // Speeds over at least one second into the run's first fix and out of its last one.
+    let before = i - 1;
+    while (before > 0 && t[i]! - t[before]! < 1000) before--;
+    let after = end + 1;
+    while (after < n - 1 && t[after]! - t[end]! < 1000) after++;
+    const inMps = before >= 0 ? dist(before, i) / ((t[i]! - t[before]!) / 1000) : 0;
+    const outMps = after < n ? dist(end, after) / ((t[after]! - t[end]!) / 1000) : 0;
+    let receiverSaysMoving = false;
+    for (let k = i + 1; k <= end; k++) {
+      if ((fixes[k]!.speedMps ?? 0) > STALE_RUN_ENTRY_MPS / 2) receiverSaysMoving = true;
+    }
+    if (inMps > STALE_RUN_ENTRY_MPS || outMps > STALE_RUN_ENTRY_MPS || receiverSaysMoving) {
+      for (let k = i + 1; k <= end; k++) keep[k] = 0;
+      report.staleFixes += end - i;
+    }
+    i = end + 1;
+  }
+}

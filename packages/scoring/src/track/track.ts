@@ -1,0 +1,207 @@
+import type { CleanGps } from '../clean/clean-gps.ts';
+import { angleDiffDeg, bearingDeg, type LocalProjection } from '../geo.ts';
+import type { ObdSample } from '../telemetry.ts';
+import { MAX_INTERPOLATED_GAP_S } from '../thresholds.ts';
+import { smoothTrack } from './smoother.ts';
+
+export type SpeedSource = 'gps-doppler' | 'obd' | 'gps-position';
+
+/**
+ * The trip on a uniform 1 s grid: every GPS-derived measure is computed here, so the same driving sampled
+ * at 1 Hz or at 10 Hz yields the same numbers. NaN marks an unknown value.
+ */
+export interface Track {
+  n: number;
+  t0Ms: number;
+  tMs: Float64Array;
+  lon: Float64Array;
+  lat: Float64Array;
+  xM: Float64Array;
+  yM: Float64Array;
+  speedMps: Float64Array;
+  headingDeg: Float64Array;
+  /** Distance driven from the previous grid point to this one. */
+  stepM: Float64Array;
+  /** 1 inside a GPS gap longer than MAX_INTERPOLATED_GAP_S or across a break: no events come from here. */
+  gap: Uint8Array;
+  /** 1 inside a break (an unexplained jump): speed and distance there are unknown. */
+  broken: Uint8Array;
+  /** Longitudinal acceleration from speed over the last second, m/s^2. */
+  accel1sMps2: Float64Array;
+  /** Longitudinal acceleration over +-1 s (central difference), m/s^2. */
+  accelMps2: Float64Array;
+  /** Heading rate over +-1 s, degrees/s (positive = turning left), NaN below 2 m/s. */
+  yawRateDps: Float64Array;
+  speedSource: SpeedSource;
+  projection: LocalProjection;
+  /** Seconds of GPS gaps bridged by interpolation. */
+  gapS: number;
+}
+
+export interface TrackOptions {
+  /** OBD samples of the trip, used for speed when the receiver gives no Doppler speed. */
+  obd?: readonly ObdSample[];
+  /** White position noise assumed by the smoother, metres (default 3). */
+  positionNoiseM?: number;
+  /** Smoother acceleration noise, m^2/s^3 (default 4). */
+  smootherQ?: number;
+}
+
+const HEADING_MIN_MPS = 1.5;
+const YAW_MIN_MPS = 2;
+const STANDSTILL_MPS = 0.3;
+
+/** Resamples cleaned fixes onto the 1 s grid and derives speed, heading, acceleration and yaw rate. */
+export function buildTrack(gps: CleanGps, options: TrackOptions = {}): Track {
+  const m = gps.count;
+  const t0Ms = m > 0 ? gps.tMs[0]! : 0;
+  const n = m > 0 ? Math.floor((gps.tMs[m - 1]! - t0Ms) / 1000) + 1 : 0;
+  const track: Track = {
+    n,
+    t0Ms,
+    tMs: new Float64Array(n),
+    lon: new Float64Array(n),
+    lat: new Float64Array(n),
+    xM: new Float64Array(n),
+    yM: new Float64Array(n),
+    speedMps: new Float64Array(n),
+    headingDeg: new Float64Array(n),
+    stepM: new Float64Array(n),
+    gap: new Uint8Array(n),
+    broken: new Uint8Array(n),
+    accel1sMps2: new Float64Array(n).fill(Number.NaN),
+    accelMps2: new Float64Array(n).fill(Number.NaN),
+    yawRateDps: new Float64Array(n).fill(Number.NaN),
+    speedSource: 'gps-position',
+    projection: gps.projection,
+    gapS: 0,
+  };
+  if (n === 0) return track;
+
+  let dopplerCount = 0;
+  for (let k = 0; k < m; k++) if (Number.isFinite(gps.speedMps[k]!)) dopplerCount++;
+  const useDoppler = dopplerCount >= 0.8 * m;
+  const doppler = new Float64Array(n).fill(Number.NaN);
+  const dopplerHeading = new Float64Array(n).fill(Number.NaN);
+  const measured = new Uint8Array(n);
+  const reset = new Uint8Array(n);
+
+  // Linear interpolation of the fixes at each grid time.
+  let a = 0;
+  let breakPending = false;
+  for (let i = 0; i < n; i++) {
+    const tg = t0Ms + i * 1000;
+    track.tMs[i] = tg;
+    while (a < m - 2 && gps.tMs[a + 1]! <= tg) {
+      a++;
+      if (gps.breakBefore[a]) breakPending = true;
+    }
+    const b = Math.min(a + 1, m - 1);
+    const ta = gps.tMs[a]!;
+    const tb = gps.tMs[b]!;
+    const f = tb > ta ? Math.min(1, Math.max(0, (tg - ta) / (tb - ta))) : 0;
+    const atFix = f === 0 || f === 1;
+    const intervalS = (tb - ta) / 1000;
+    const isBreak = gps.breakBefore[b] === 1 && b !== a;
+    track.xM[i] = gps.xM[a]! + (gps.xM[b]! - gps.xM[a]!) * f;
+    track.yM[i] = gps.yM[a]! + (gps.yM[b]! - gps.yM[a]!) * f;
+    track.lon[i] = gps.lon[a]! + (gps.lon[b]! - gps.lon[a]!) * f;
+    track.lat[i] = gps.lat[a]! + (gps.lat[b]! - gps.lat[a]!) * f;
+    if (isBreak && f > 0 && f < 1) {
+      track.gap[i] = 1;
+      track.broken[i] = 1;
+      track.gapS++;
+    } else if (intervalS > MAX_INTERPOLATED_GAP_S && !atFix) {
+      track.gap[i] = 1;
+      track.gapS++;
+    }
+    measured[i] = track.gap[i] ? 0 : 1;
+    if (breakPending && !track.broken[i]) {
+      reset[i] = 1;
+      breakPending = false;
+    }
+    if (useDoppler) {
+      const sa = gps.speedMps[a]!;
+      const sb = gps.speedMps[b]!;
+      doppler[i] = Number.isFinite(sa) && Number.isFinite(sb) ? sa + (sb - sa) * f : f < 0.5 ? sa : sb;
+      const ha = gps.headingDeg[a]!;
+      const hb = gps.headingDeg[b]!;
+      if (Number.isFinite(ha) && Number.isFinite(hb)) {
+        let h = ha + angleDiffDeg(ha, hb) * f;
+        if (h < 0) h += 360;
+        else if (h >= 360) h -= 360;
+        dopplerHeading[i] = h;
+      } else dopplerHeading[i] = f < 0.5 ? ha : hb;
+    }
+  }
+
+  const smooth = smoothTrack({
+    n,
+    xM: track.xM,
+    yM: track.yM,
+    measured,
+    reset,
+    sigmaM: options.positionNoiseM ?? 3,
+    q: options.smootherQ ?? 4,
+  });
+  const obdSpeed = useDoppler ? null : obdSpeedOnGrid(options.obd ?? [], t0Ms, n);
+  track.speedSource = useDoppler ? 'gps-doppler' : obdSpeed ? 'obd' : 'gps-position';
+
+  for (let i = 0; i < n; i++) {
+    const vSmooth = Math.hypot(smooth.vxMps[i]!, smooth.vyMps[i]!);
+    let v = vSmooth;
+    if (useDoppler && Number.isFinite(doppler[i]!)) v = doppler[i]!;
+    else if (obdSpeed && Number.isFinite(obdSpeed[i]!)) v = obdSpeed[i]!;
+    if (v < STANDSTILL_MPS) v = 0;
+    track.speedMps[i] = track.broken[i] ? Number.NaN : v;
+    let h = Number.NaN;
+    if (useDoppler && Number.isFinite(dopplerHeading[i]!) && v >= HEADING_MIN_MPS) h = dopplerHeading[i]!;
+    else if (vSmooth >= HEADING_MIN_MPS) h = bearingDeg(smooth.vxMps[i]!, smooth.vyMps[i]!);
+    track.headingDeg[i] = track.broken[i] ? Number.NaN : h;
+  }
+  for (let i = 1; i < n; i++) {
+    const v0 = track.speedMps[i - 1]!;
+    const v1 = track.speedMps[i]!;
+    track.stepM[i] = Number.isFinite(v0) && Number.isFinite(v1) ? (v0 + v1) / 2 : 0;
+    if (!track.gap[i] && !track.gap[i - 1]) track.accel1sMps2[i] = v1 - v0;
+  }
+  for (let i = 1; i < n - 1; i++) {
+    if (track.gap[i - 1] || track.gap[i] || track.gap[i + 1]) continue;
+    const vp = track.speedMps[i - 1]!;
+    const vn = track.speedMps[i + 1]!;
+    track.accelMps2[i] = (vn - vp) / 2;
+    const hp = track.headingDeg[i - 1]!;
+    const hn = track.headingDeg[i + 1]!;
+    if (vp >= YAW_MIN_MPS && vn >= YAW_MIN_MPS && Number.isFinite(hp) && Number.isFinite(hn)) {
+      // Compass bearings grow clockwise; yaw rate is positive counter-clockwise (a left turn).
+      track.yawRateDps[i] = -angleDiffDeg(hp, hn) / 2;
+    }
+  }
+  return track;
+}
+
+/** OBD speed on the grid, or null when OBD covers less than 80 % of it. */
+function obdSpeedOnGrid(obd: readonly ObdSample[], t0Ms: number, n: number): Float64Array | null {
+  const times: number[] = [];
+  const speeds: number[] = [];
+  for (const s of obd) {
+    if (s.speedKmh === undefined || !Number.isFinite(s.speedKmh)) continue;
+    times.push(s.t);
+    speeds.push(s.speedKmh / 3.6);
+  }
+  if (times.length < 2) return null;
+  const out = new Float64Array(n).fill(Number.NaN);
+  let covered = 0;
+  let k = 0;
+  for (let i = 0; i < n; i++) {
+    const tg = t0Ms + i * 1000;
+    while (k < times.length - 2 && times[k + 1]! <= tg) k++;
+    const ta = times[k]!;
+    const tb = times[k + 1]!;
+    if (tg < ta - 2000 || tg > tb + 2000 || tb - ta > 5000) continue;
+    const f = tb > ta ? Math.min(1, Math.max(0, (tg - ta) / (tb - ta))) : 0;
+    out[i] = speeds[k]! + (speeds[k + 1]! - speeds[k]!) * f;
+    covered++;
+  }
+  return covered >= 0.8 * n ? out : null;
+}
