@@ -112,6 +112,9 @@ export async function buildApp(deps: BuildAppDeps): Promise<CmsApp> {
     options,
     users,
     terms,
+    appPasswords,
+    authenticator: auth,
+    secret: deps.secret,
     content: noContent,
   } satisfies CmsContext);
 

@@ -5,8 +5,10 @@
  */
 import type { Logger } from '@svc/platform';
 import type { Kysely, Migration, Transaction } from 'kysely';
+import type { Authenticator } from './auth/authenticate.ts';
 import type { Capabilities } from './auth/capabilities.ts';
 import type { CmsConfig } from './config.ts';
+import type { ApplicationPasswordsRepository } from './db/application-passwords-repository.ts';
 import type { OptionsRepository } from './db/options-repository.ts';
 import type { CmsDatabase } from './db/schema.ts';
 import type { TermsRepository } from './db/terms-repository.ts';
@@ -43,6 +45,8 @@ export interface ContentProvider {
   reassignPosts(trx: Transaction<CmsDatabase>, fromUserId: number, toUserId: number): Promise<void>;
   /** Deletes every post of a user (user deletion with `reassign=false`). */
   deletePostsOfUser(trx: Transaction<CmsDatabase>, userId: number): Promise<void>;
+  /** The terms of a taxonomy attached to a post (`?post=` of the terms routes). */
+  termIdsOfPost(postId: number, taxonomy: string): Promise<number[]>;
   /** Removes a term from every object (term deletion). */
   removeTermFromObjects(trx: Transaction<CmsDatabase>, termId: number): Promise<void>;
 }
@@ -60,6 +64,10 @@ export interface CmsContext {
   options: OptionsRepository;
   users: UsersRepository;
   terms: TermsRepository;
+  appPasswords: ApplicationPasswordsRepository;
+  authenticator: Authenticator;
+  /** Key of the application-password hashes. */
+  secret: string;
   /** Replaced by the content module in its `register`. */
   content: ContentProvider;
 }
@@ -90,5 +98,8 @@ export const noContent: ContentProvider = {
   },
   async reassignPosts() {},
   async deletePostsOfUser() {},
+  async termIdsOfPost() {
+    return [];
+  },
   async removeTermFromObjects() {},
 };

@@ -67,6 +67,13 @@ export class Capabilities {
       case 'edit_users':
         if (capability === 'edit_user' && args[0] !== undefined && Number(args[0]) === userId) return [];
         return ['edit_users'];
+      case 'create_app_password':
+      case 'list_app_passwords':
+      case 'read_app_password':
+      case 'edit_app_password':
+      case 'delete_app_passwords':
+      case 'delete_app_password':
+        return this.mapMetaCap('edit_user', userId, args[0]);
       case 'delete_user':
       case 'delete_users':
         return ['delete_users'];

@@ -28,7 +28,6 @@ export const DEFAULT_OPTIONS: Readonly<Record<string, unknown>> = {
   page_for_posts: 0,
   default_ping_status: 'open',
   default_comment_status: 'open',
-  site_logo: 0,
   site_icon: 0,
   permalink_structure: '/%postname%/',
   blog_charset: 'UTF-8',
@@ -92,6 +91,12 @@ export class OptionsRepository {
       .onConflict((oc) => oc.column('name').doUpdateSet({ value: json }))
       .execute();
     this.cache.set(name, value);
+  }
+
+  /** delete_option(): back to the default. */
+  async delete(name: string): Promise<void> {
+    await this.db.deleteFrom('options').where('name', '=', name).execute();
+    this.cache.delete(name);
   }
 
   /** Whether an option has been stored (not just defaulted). */

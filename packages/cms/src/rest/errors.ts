@@ -10,6 +10,8 @@ export class RestError extends Error {
   readonly data: RestErrorData;
   /** Further errors carried by the same WP_Error (sent as `additional_errors`). */
   readonly additional: RestError[];
+  /** Earlier data added under the same code (WordPress's `additional_data`). */
+  additionalData: unknown[] = [];
 
   constructor(code: string, message: string, data: RestErrorData = null, additional: RestError[] = []) {
     super(message);
@@ -32,6 +34,7 @@ export class RestError extends Error {
   /** The wire body, shaped like WordPress's. */
   toJSON(): Record<string, unknown> {
     const body: Record<string, unknown> = { code: this.code, message: this.message, data: this.data };
+    if (this.additionalData.length > 0) body.additional_data = this.additionalData;
     if (this.additional.length > 0) {
       body.additional_errors = this.additional.map((e) => ({ code: e.code, message: e.message, data: e.data }));
     }

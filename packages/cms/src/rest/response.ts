@@ -1,3 +1,10 @@
+/**
+ * Link relations are WordPress's (`https://api.w.org/term`, ...): clients such as wpapi and api-fetch
+ * look for that relation namespace, so it is kept; only the curie's name follows the brand (`cms:`).
+ */
+export const CURIE_PREFIX = 'https://api.w.org/';
+export const CURIE_NAME = 'cms';
+
 /** One link of a response's `_links`, with attributes such as `embeddable` or `taxonomy`. */
 export interface RestLink {
   href: string;
@@ -52,10 +59,22 @@ export class RestResponse<T = unknown> {
     return this;
   }
 
-  /** The links as they appear in `_links`: `{ rel: [{ ...attributes, href }] }`. */
+  /**
+   * The links as they appear in `_links` (get_compact_response_links): `{ rel: [{ ...attributes, href }] }`,
+   * with relations under `https://api.w.org/` shortened to the `cms:` curie and a `curies` entry added.
+   */
   linksAsData(): Record<string, Array<Record<string, unknown>>> {
     const out: Record<string, Array<Record<string, unknown>>> = {};
-    for (const [rel, items] of this.links) out[rel] = items.map((l) => ({ ...l.attributes, href: l.href }));
+    let usedCurie = false;
+    for (const [rel, items] of this.links) {
+      let name = rel;
+      if (rel.startsWith(CURIE_PREFIX) && rel.length > CURIE_PREFIX.length) {
+        name = `${CURIE_NAME}:${rel.slice(CURIE_PREFIX.length)}`;
+        usedCurie = true;
+      }
+      out[name] = items.map((l) => ({ ...l.attributes, href: l.href }));
+    }
+    if (usedCurie) out.curies = [{ name: CURIE_NAME, href: `${CURIE_PREFIX}{rel}`, templated: true }];
     return out;
   }
 }

@@ -49,6 +49,8 @@ export interface RouteOptions {
   allowBatch?: { v1: boolean };
   /** Replace an existing registration of the same route instead of merging. */
   override?: boolean;
+  /** Arguments shared by every endpoint of the route (e.g. the `id` of an item route), listed first. */
+  args?: Record<string, RestArg>;
 }
 
 /** A registered route, normalised. */

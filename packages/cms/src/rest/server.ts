@@ -96,6 +96,9 @@ export interface HttpOutput {
   body: string | null;
 }
 
+/** An empty PHP array in a schema: WordPress prints it as `[]`, and it has no keys either way. */
+const EMPTY_PHP_ARRAY = [] as unknown as Record<string, never>;
+
 const NO_ROUTE = () =>
   new RestError('rest_no_route', 'No route was found matching the URL and request method.', { status: 404 });
 
@@ -161,11 +164,12 @@ export class RestServer {
         );
       }
     }
-    const normalized = endpoints.map(normalizeEndpoint);
+    const common = options.args ?? {};
+    const normalized = endpoints.map((e) => normalizeEndpoint({ ...e, args: { ...common, ...(e.args ?? {}) } }));
     const existing = this.routes.get(pattern);
     if (existing && !options.override) {
       existing.endpoints.push(...normalized);
-      existing.options = { ...existing.options, ...options };
+      existing.options = { ...existing.options, ...withoutArgs(options) };
       return;
     }
     this.routes.set(pattern, {
@@ -173,7 +177,7 @@ export class RestServer {
       pattern,
       regex: compileRoutePattern(pattern),
       endpoints: normalized,
-      options,
+      options: withoutArgs(options),
     });
   }
 
@@ -210,7 +214,8 @@ export class RestServer {
         request.attributes = { args: endpoint.args, validateCallback: endpoint.validateCallback };
         const defaults: Record<string, unknown> = {};
         for (const [name, arg] of Object.entries(endpoint.args)) {
-          if (arg.default !== undefined) defaults[name] = structuredClone(arg.default);
+          // PHP's isset(): a null default is no default.
+          if (arg.default !== undefined && arg.default !== null) defaults[name] = structuredClone(arg.default);
         }
         request.setDefaultParams(defaults);
         return { route, endpoint };
@@ -304,7 +309,8 @@ export class RestServer {
       if (batch) entry.allow_batch = batch;
       const args: Record<string, unknown> = {};
       for (const [name, arg] of Object.entries(endpoint.args)) args[name] = publicArg(arg);
-      entry.args = args;
+      // PHP encodes an empty args array as [].
+      entry.args = Object.keys(args).length > 0 ? args : [];
       endpoints.push(entry);
       if (!displayRoute.includes('{')) data._links = { self: [{ href: await this.url(displayRoute) }] };
     }
@@ -363,10 +369,10 @@ export class RestServer {
                 properties: {
                   method: { type: 'string', enum: ['POST', 'PUT', 'PATCH', 'DELETE'], default: 'POST' },
                   path: { type: 'string', required: true },
-                  body: { type: 'object', properties: {}, additionalProperties: true },
+                  body: { type: 'object', properties: EMPTY_PHP_ARRAY, additionalProperties: true },
                   headers: {
                     type: 'object',
-                    properties: {},
+                    properties: EMPTY_PHP_ARRAY,
                     additionalProperties: { type: ['string', 'array'], items: { type: 'string' } },
                   },
                 },
@@ -692,6 +698,12 @@ export function parseEmbedParam(value: unknown): EmbedSpec {
 /** An error as a response (rest_convert_error_to_response). */
 export function errorResponse(error: RestError): RestResponse {
   return new RestResponse(error.toJSON(), error.status);
+}
+
+function withoutArgs(options: RouteOptions): RouteOptions {
+  const copy = { ...options };
+  delete copy.args;
+  return copy;
 }
 
 function normalizeEndpoint(endpoint: RestEndpoint): NormalizedEndpoint {

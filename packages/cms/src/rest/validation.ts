@@ -667,3 +667,9 @@ export function sanitizeValueFromSchema(value: unknown, schema: JsonSchema, para
   if (type === 'string') return phpString(v);
   return v;
 }
+
+/** rest_parse_request_arg(): validate, then sanitise; the RestError when invalid. */
+export function parseValueFromSchema(value: unknown, schema: JsonSchema, param: string): unknown {
+  const valid = validateValueFromSchema(value, schema, param);
+  return valid === true ? sanitizeValueFromSchema(value, schema, param) : valid;
+}

@@ -1,0 +1,98 @@
+/**
+ * User operations shared by the REST controller and the CLI (wp_insert_user, wp_update_user,
+ * wp_delete_user): the same checks and the same error codes wherever a user is created.
+ */
+import { withTransaction } from '@svc/platform';
+import type { User } from '../db/users-repository.ts';
+import type { CmsContext } from '../module.ts';
+import { RestError } from '../rest/errors.ts';
+import { isEmail, sanitizeTitle, sanitizeUser } from '../rest/formatting.ts';
+import { hashPassword } from './passwords.ts';
+import { ROLES } from './roles.ts';
+
+export interface NewUser {
+  login: string;
+  email: string;
+  password: string;
+  roles?: string[];
+  displayName?: string;
+  firstName?: string;
+  lastName?: string;
+  nickname?: string;
+  slug?: string;
+  description?: string;
+  url?: string;
+  locale?: string;
+}
+
+/** validate_username(): the login survives sanitize_user in strict mode unchanged. */
+export function isValidUsername(login: string): boolean {
+  return login !== '' && sanitizeUser(login, true) === login;
+}
+
+/** The current time as WordPress stores it: `YYYY-MM-DD HH:MM:SS` GMT. */
+export function mysqlDate(date: Date): string {
+  return date.toISOString().slice(0, 19).replace('T', ' ');
+}
+
+/** A nicename not used by another user (wp_insert_user's `-2`, `-3` suffixes). */
+async function uniqueNicename(ctx: CmsContext, base: string, exceptId?: number): Promise<string> {
+  let candidate = base;
+  for (let n = 2; ; n++) {
+    const other = await ctx.users.findBySlug(candidate);
+    if (!other || other.id === exceptId) return candidate;
+    candidate = `${base.slice(0, 47)}-${n}`;
+  }
+}
+
+/** wp_insert_user(): creates a user; errors carry WordPress's codes (and, like WordPress, no status). */
+export async function createUser(ctx: CmsContext, input: NewUser): Promise<User> {
+  const login = sanitizeUser(input.login.trim(), true);
+  if (login === '') throw new RestError('empty_user_login', 'Cannot create a user with an empty login name.');
+  if (login.length > 60) throw new RestError('user_login_too_long', 'Username may not be longer than 60 characters.');
+  if (await ctx.users.findByLogin(login))
+    throw new RestError('existing_user_login', 'Sorry, that username already exists!');
+  const email = input.email.trim();
+  if (email !== '' && !isEmail(email)) throw new RestError('invalid_email', 'Invalid email address.', { status: 400 });
+  if (email !== '' && (await ctx.users.findByEmail(email))) {
+    throw new RestError('existing_user_email', 'Sorry, that email address is already used!');
+  }
+  for (const role of input.roles ?? []) {
+    if (!ROLES[role])
+      throw new RestError('rest_user_invalid_role', `The role ${role} does not exist.`, { status: 400 });
+  }
+  const nicenameBase = sanitizeTitle(input.slug ?? login).slice(0, 50) || sanitizeTitle(login).slice(0, 50);
+  if (nicenameBase.length > 50)
+    throw new RestError('user_nicename_too_long', 'Nicename may not be longer than 50 characters.');
+  const nicename = await uniqueNicename(ctx, nicenameBase);
+  const defaultRole = String(await ctx.options.get('default_role', 'subscriber'));
+  const id = await ctx.users.insert({
+    login,
+    pass_hash: await hashPassword(input.password),
+    nicename,
+    email,
+    url: input.url ?? '',
+    registered: mysqlDate(ctx.now()),
+    display_name: input.displayName ?? login,
+    first_name: input.firstName ?? '',
+    last_name: input.lastName ?? '',
+    nickname: input.nickname ?? login,
+    description: input.description ?? '',
+    locale: input.locale ?? '',
+    roles: input.roles && input.roles.length > 0 ? input.roles : [defaultRole],
+  });
+  const user = await ctx.users.findById(id);
+  if (!user) throw new RestError('rest_user_create', 'Error creating new user.', { status: 500 });
+  return user;
+}
+
+/** wp_delete_user(): removes the user; their posts go to `reassignTo` or are deleted with them. */
+export async function deleteUser(ctx: CmsContext, userId: number, reassignTo: number | null): Promise<void> {
+  await withTransaction(ctx.db, async (trx) => {
+    if (reassignTo) await ctx.content.reassignPosts(trx, userId, reassignTo);
+    else await ctx.content.deletePostsOfUser(trx, userId);
+    await ctx.users.delete(userId, trx);
+  });
+}
+
+export { uniqueNicename };
