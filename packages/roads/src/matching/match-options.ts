@@ -16,7 +16,7 @@ export interface MatchOptions {
   betaM?: number;
   /** Candidate search radius, metres (default 50, widened to 4 sigma for inaccurate fixes). */
   radiusM?: number;
-  /** Most candidate positions kept per fix (each road direction counts once; default 8). */
+  /** Most candidate positions kept per fix (each road direction counts once; default 12). */
   maxCandidates?: number;
   /** A time gap longer than this splits the trace, seconds (default 60). */
   maxGapS?: number;
@@ -26,7 +26,7 @@ export interface MatchOptions {
   maxRouteDistanceM?: number;
   /** Route distance allowed as a multiple of the straight-line distance between fixes (default 3, plus 2 radii). */
   maxRouteFactor?: number;
-  /** Cost of turning around in the middle of a road, metres of detour (default 50). */
+  /** Cost of turning around (mid-road or at a junction), metres of detour (default 100). */
   uTurnPenaltyM?: number;
   /**
    * Fixes closer than this many sigmas to the last fix the decoder used are not decoded themselves but snapped
@@ -34,6 +34,11 @@ export interface MatchOptions {
    * model from chasing noise while the vehicle waits at a junction, and halves the work in town.
    */
   minSpacingSigmas?: number;
+  /**
+   * At least this many consecutive fixes within 2.5 sigma of their centroid, not drifting, are a stop, decoded as
+   * one observation at the centroid (default 6; 0 turns stop detection off).
+   */
+  stopMinFixes?: number;
   /**
    * Consecutive fixes that may be dropped as outliers before the trace is split instead (default 5). A position
    * jump of a few fixes is skipped; a longer excursion starts a new matched sub-trace.
@@ -49,18 +54,19 @@ export const DEFAULT_MATCH_OPTIONS: ResolvedMatchOptions = {
   minSigmaM: 4,
   betaM: 8,
   radiusM: 50,
-  maxCandidates: 8,
+  maxCandidates: 12,
   maxGapS: 60,
   maxSpeedKmh: 200,
   maxRouteDistanceM: 2000,
   maxRouteFactor: 3,
-  uTurnPenaltyM: 50,
+  uTurnPenaltyM: 100,
   maxOutlierRun: 5,
   minSpacingSigmas: 2,
+  stopMinFixes: 6,
 };
 
 /** Options that may be 0. */
-const ZERO_ALLOWED = new Set(['uTurnPenaltyM', 'maxOutlierRun', 'minSpacingSigmas']);
+const ZERO_ALLOWED = new Set(['uTurnPenaltyM', 'maxOutlierRun', 'minSpacingSigmas', 'stopMinFixes']);
 
 /** Merges options with the defaults and rejects values that would make the model meaningless. */
 export function resolveMatchOptions(options: MatchOptions = {}): ResolvedMatchOptions {
@@ -83,5 +89,6 @@ export function resolveMatchOptions(options: MatchOptions = {}): ResolvedMatchOp
   }
   resolved.maxCandidates = Math.max(1, Math.floor(resolved.maxCandidates));
   resolved.maxOutlierRun = Math.max(0, Math.floor(resolved.maxOutlierRun));
+  resolved.stopMinFixes = Math.max(0, Math.floor(resolved.stopMinFixes));
   return resolved;
 }

@@ -94,6 +94,46 @@ interface Candidate {
   logEmission: number;
 }
 
+/**
+ * How much longer a metre of road counts in transitions, by class. Among routes of (nearly) equal length, which
+ * a street grid offers many of when fixes are sparse, drivers take the bigger road; a few percent expresses that
+ * without overriding the geometry.
+ */
+const CLASS_FACTOR: Readonly<Record<string, number>> = {
+  motorway: 1,
+  motorway_link: 1,
+  trunk: 1,
+  trunk_link: 1,
+  primary: 1,
+  primary_link: 1,
+  secondary: 1.01,
+  secondary_link: 1.01,
+  tertiary: 1.02,
+  tertiary_link: 1.02,
+  unclassified: 1.04,
+  residential: 1.04,
+  road: 1.04,
+  living_street: 1.08,
+  service: 1.08,
+};
+
+const weightCache = new WeakMap<RoadGraph, { weights: Float64Array; factor: Float64Array }>();
+
+function matchWeights(graph: RoadGraph): { weights: Float64Array; factor: Float64Array } {
+  let entry = weightCache.get(graph);
+  if (!entry) {
+    const factor = new Float64Array(graph.edgeCount);
+    const weights = new Float64Array(graph.edgeCount);
+    for (let e = 0; e < graph.edgeCount; e++) {
+      factor[e] = CLASS_FACTOR[graph.edgeHighway(e)] ?? 1.04;
+      weights[e] = graph.data.edgeLengthM[e]! * factor[e]!;
+    }
+    entry = { weights, factor };
+    weightCache.set(graph, entry);
+  }
+  return entry;
+}
+
 export const DEBUG = { on: false, log: (_line: string) => {} };
 
 const NO_TARGETS: readonly number[] = [];
@@ -105,6 +145,12 @@ const U_TURN = 3;
 
 interface Step {
   point: number;
+  /** The observation decoded: the fix itself, or the centroid of a stop's fixes. */
+  lon: number;
+  lat: number;
+  /** Times the vehicle arrived at and left the observed position (equal unless it is a stop). */
+  timeInMs: number | undefined;
+  timeOutMs: number | undefined;
   cands: Candidate[];
   /** Viterbi log score per candidate, normalised so the best is 0. */
   score: Float64Array;
@@ -307,6 +353,9 @@ class TraceMatcher {
   readonly reasons: Array<UnmatchedReason | undefined>;
   private readonly search;
   private readonly maxSpeedMps: number;
+  /** Edge lengths as the matcher weighs them, and the factor over the true length per edge. */
+  private readonly weights: Float64Array;
+  private readonly roadFactor: Float64Array;
 
   constructor(
     private readonly graph: RoadGraph,
@@ -320,6 +369,7 @@ class TraceMatcher {
     this.reasons = new Array(points.length);
     this.search = pathSearchFor(graph);
     this.maxSpeedMps = o.maxSpeedKmh / 3.6;
+    ({ weights: this.weights, factor: this.roadFactor } = matchWeights(graph));
   }
 
   run(): Step[][] {
@@ -345,27 +395,33 @@ class TraceMatcher {
       const tail = chain[chain.length - 1];
       // The last fix is always decoded: it fixes where the path ends.
       if (tail && pending.length === 0 && o.minSpacingSigmas > 0 && i < points.length - 1) {
-        const q = points[tail.point]!;
-        const closeM = Math.hypot((p.lon - q.lon) * this.kx, (p.lat - q.lat) * this.ky);
-        const gapS = p.timeMs !== undefined && q.timeMs !== undefined ? (p.timeMs - q.timeMs) / 1000 : 0;
+        const closeM = Math.hypot((p.lon - tail.lon) * this.kx, (p.lat - tail.lat) * this.ky);
+        const gapS = p.timeMs !== undefined && tail.timeOutMs !== undefined ? (p.timeMs - tail.timeOutMs) / 1000 : 0;
         if (closeM < o.minSpacingSigmas * Math.min(tail.sigmaM, this.sigmaFor(p)) && gapS <= o.maxGapS) {
           this.thinnedAfter[i] = tail.point;
           continue;
         }
       }
-      const step = this.candidates(i);
+      const stop = pending.length === 0 ? this.stopAt(i) : null;
+      const step = stop
+        ? this.candidates(i, stop.lon, stop.lat, stop.sigmaM, p.timeMs, points[stop.last]!.timeMs)
+        : this.candidates(i, p.lon, p.lat, this.sigmaFor(p), p.timeMs, p.timeMs);
       if (!step) {
         this.reasons[i] = 'no-road';
         continue;
+      }
+      if (stop) {
+        for (let k = i + 1; k <= stop.last; k++) this.thinnedAfter[k] = i;
+        i = stop.last;
+        previous = stop.last;
       }
       const last = chain[chain.length - 1];
       if (!last) {
         chain.push(step);
         continue;
       }
-      const lastPoint = points[last.point]!;
       const dtS =
-        p.timeMs !== undefined && lastPoint.timeMs !== undefined ? (p.timeMs - lastPoint.timeMs) / 1000 : null;
+        step.timeInMs !== undefined && last.timeOutMs !== undefined ? (step.timeInMs - last.timeOutMs) / 1000 : null;
       if (dtS !== null && dtS > o.maxGapS) {
         for (const k of pending) this.reasons[k] = 'outlier';
         pending = [];
@@ -401,10 +457,68 @@ class TraceMatcher {
     return this.o.sigmaM;
   }
 
-  private candidates(i: number): Step | null {
+  /**
+   * A stop starting at fix i: at least `stopMinFixes` consecutive fixes all within 2.5 sigma of their centroid,
+   * whose first and second halves are centred less than 1.5 sigma apart (a slow drive drifts, a stop does not).
+   * The vehicle is standing still, so the fixes are decoded as one observation at their centroid, whose error
+   * shrinks with the number of fixes averaged. Matching each jittering fix on its own lets the decoder wander
+   * into the side streets of the junction the vehicle waits at.
+   */
+  private stopAt(i: number): { last: number; lon: number; lat: number; sigmaM: number } | null {
+    const { points, o, kx, ky } = this;
+    if (o.stopMinFixes <= 0) return null;
+    const sigmaM = this.sigmaFor(points[i]!);
+    const radiusM = 2.5 * sigmaM;
+    let sumLon = 0;
+    let sumLat = 0;
+    let n = 0;
+    let last = i;
+    for (let j = i; j < points.length; j++) {
+      const q = points[j]!;
+      if (j > i) {
+        const before = points[j - 1]!;
+        if (q.timeMs !== undefined && before.timeMs !== undefined && q.timeMs - before.timeMs > o.maxGapS * 1000) break;
+      }
+      const cLon = (sumLon + q.lon) / (n + 1);
+      const cLat = (sumLat + q.lat) / (n + 1);
+      let inside = true;
+      for (let k = i; k <= j && inside; k++) {
+        const r = points[k]!;
+        inside = Math.hypot((r.lon - cLon) * kx, (r.lat - cLat) * ky) <= radiusM;
+      }
+      if (!inside) break;
+      sumLon += q.lon;
+      sumLat += q.lat;
+      n++;
+      last = j;
+    }
+    if (n < o.stopMinFixes) return null;
+    const half = i + Math.floor(n / 2);
+    const centre = (from: number, to: number) => {
+      let x = 0;
+      let y = 0;
+      for (let k = from; k < to; k++) {
+        x += points[k]!.lon;
+        y += points[k]!.lat;
+      }
+      return [x / (to - from), y / (to - from)] as const;
+    };
+    const [x1, y1] = centre(i, half);
+    const [x2, y2] = centre(half, last + 1);
+    if (Math.hypot((x2 - x1) * kx, (y2 - y1) * ky) >= 1.5 * sigmaM) return null;
+    return { last, lon: sumLon / n, lat: sumLat / n, sigmaM: Math.max(o.minSigmaM, sigmaM / Math.sqrt(n)) };
+  }
+
+  private candidates(
+    i: number,
+    lon: number,
+    lat: number,
+    sigmaM: number,
+    timeInMs: number | undefined,
+    timeOutMs: number | undefined,
+  ): Step | null {
     const { graph, o } = this;
-    const p = this.points[i]!;
-    const sigmaM = this.sigmaFor(p);
+    const p = { lon, lat };
     const radiusM = Math.max(o.radiusM, 4 * sigmaM);
     const hits = roadsNear(graph, p.lon, p.lat, radiusM, this.kx, this.ky);
     if (hits.length === 0) return null;
@@ -428,21 +542,34 @@ class TraceMatcher {
     const score = new Float64Array(m);
     for (let c = 0; c < m; c++) score[c] = cands[c]!.logEmission;
     normalise(score);
-    return { point: i, cands, score, back: new Int32Array(m).fill(-1), kind: new Uint8Array(m), sigmaM };
+    return {
+      point: i,
+      lon,
+      lat,
+      timeInMs,
+      timeOutMs,
+      cands,
+      score,
+      back: new Int32Array(m).fill(-1),
+      kind: new Uint8Array(m),
+      sigmaM,
+    };
   }
 
   /** Fills `cur`'s scores from `prev`; false when no candidate of `cur` is reachable. */
   private transition(prev: Step, cur: Step, dtS: number | null): boolean {
     const { graph, o } = this;
     const d = graph.data;
-    const a = this.points[prev.point]!;
-    const b = this.points[cur.point]!;
+    const a = prev;
+    const b = cur;
     const gcM = Math.hypot((b.lon - a.lon) * this.kx, (b.lat - a.lat) * this.ky);
     const radiusM = Math.max(o.radiusM, 4 * Math.max(prev.sigmaM, cur.sigmaM));
     let bound = Math.min(o.maxRouteDistanceM, gcM * o.maxRouteFactor + 2 * radiusM);
     if (dtS !== null) bound = Math.min(bound, Math.max(dtS, 1) * this.maxSpeedMps + 2 * radiusM);
     const stayM = 3 * Math.max(prev.sigmaM, cur.sigmaM);
     const invBeta = 1 / o.betaM;
+    const weights = this.weights;
+    const w = this.roadFactor;
     const m = cur.cands.length;
     const best = new Float64Array(m).fill(-Infinity);
 
@@ -464,7 +591,7 @@ class TraceMatcher {
       for (let c = 0; c < m; c++) {
         const cc = cur.cands[c]!;
         if (cc.edge === pc.edge) {
-          if (cc.offsetM >= pc.offsetM) consider(p, c, cc.offsetM - pc.offsetM, FORWARD);
+          if (cc.offsetM >= pc.offsetM) consider(p, c, (cc.offsetM - pc.offsetM) * w[pc.edge]!, FORWARD);
           else if (pc.offsetM - cc.offsetM <= stayM) consider(p, c, 0, STAY);
         } else if (cc.edge === d.edgeReverse[pc.edge]) {
           const turnAt = d.edgeLengthM[pc.edge]! - pc.offsetM;
@@ -507,14 +634,14 @@ class TraceMatcher {
       for (let p = 0; p < prev.cands.length; p++) {
         const pc = prev.cands[p]!;
         if (prev.score[p] === -Infinity || d.edgeTo[pc.edge] !== exit) continue;
-        reach = Math.max(reach, bound - (d.edgeLengthM[pc.edge]! - pc.offsetM));
+        reach = Math.max(reach, bound - (d.edgeLengthM[pc.edge]! - pc.offsetM) * w[pc.edge]!);
       }
       if (reach < 0) continue;
-      this.search.run([{ node: exit, cost: 0 }], d.edgeLengthM, reach, NO_TARGETS, undefined, true);
+      this.search.run([{ node: exit, cost: 0 }], weights, reach, NO_TARGETS, undefined, true);
       for (let p = 0; p < prev.cands.length; p++) {
         const pc = prev.cands[p]!;
         if (prev.score[p] === -Infinity || d.edgeTo[pc.edge] !== exit) continue;
-        const exitCost = d.edgeLengthM[pc.edge]! - pc.offsetM;
+        const exitCost = (d.edgeLengthM[pc.edge]! - pc.offsetM) * w[pc.edge]!;
         const turnBack = d.edgeReverse[pc.edge]!;
         for (let c = 0; c < m; c++) {
           const cc = cur.cands[c]!;
@@ -525,7 +652,7 @@ class TraceMatcher {
           const turnsBack =
             turnBack >= 0 && (via === 0 ? cc.edge === turnBack : this.search.firstEdgeTo(entry) === turnBack);
           const uTurn = turnsBack ? o.uTurnPenaltyM : 0;
-          consider(p, c, exitCost + via + cc.offsetM + uTurn, ROUTE);
+          consider(p, c, exitCost + via + cc.offsetM * w[cc.edge]! + uTurn, ROUTE);
         }
       }
     }
@@ -644,7 +771,14 @@ class TraceMatcher {
       } else {
         const exit = d.edgeTo[pc.edge]!;
         const entry = d.edgeFrom[cc.edge]!;
-        this.search.run([{ node: exit, cost: 0 }], d.edgeLengthM, this.o.maxRouteDistanceM, [entry], undefined, true);
+        this.search.run(
+          [{ node: exit, cost: 0 }],
+          this.weights,
+          1.1 * this.o.maxRouteDistanceM,
+          [entry],
+          undefined,
+          true,
+        );
         pieces.push([pc.edge, pc.offsetM, d.edgeLengthM[pc.edge]!]);
         for (const e of this.search.edgesTo(entry)) pieces.push([e, 0, d.edgeLengthM[e]!]);
         pieces.push([cc.edge, 0, cc.offsetM]);
