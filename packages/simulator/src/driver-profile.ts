@@ -17,6 +17,15 @@ export const BEHAVIOURS = [
 ] as const;
 export type Behaviour = (typeof BEHAVIOURS)[number];
 
+/** The behaviours a single trip shows; night driving and long stints show in the schedule (when and how long). */
+export const TRIP_BEHAVIOURS = [
+  'speeding',
+  'braking',
+  'acceleration',
+  'cornering',
+  'phoneUse',
+] as const satisfies readonly Behaviour[];
+
 /** Level per behaviour, 0 (calm) .. 1 (aggressive). */
 export type BehaviourLevels = Record<Behaviour, number>;
 
@@ -91,6 +100,11 @@ export interface DriverProfile {
   params: DriverParams;
   /** Weighted mean of the levels with {@link TRUE_RISK_WEIGHTS}; 0 (calm) .. 1 (aggressive). */
   trueRisk: number;
+  /**
+   * The same over {@link TRIP_BEHAVIOURS} only (weights renormalised): the risk a trip-level score can see when
+   * every driver drives the same trips at the same times.
+   */
+  drivingRisk: number;
 }
 
 /** Options of {@link driverProfile}: an overall aggressiveness, per-behaviour levels, and parameter overrides. */
@@ -137,11 +151,18 @@ export function paramsForLevels(levels: BehaviourLevels): DriverParams {
   };
 }
 
-/** The true risk of a set of levels: their weighted mean with {@link TRUE_RISK_WEIGHTS}. */
-export function trueRiskOf(levels: BehaviourLevels): number {
+/**
+ * The true risk of a set of levels: their weighted mean with {@link TRUE_RISK_WEIGHTS}, over all behaviours or over
+ * the ones given (weights renormalised).
+ */
+export function trueRiskOf(levels: BehaviourLevels, behaviours: readonly Behaviour[] = BEHAVIOURS): number {
   let risk = 0;
-  for (const b of BEHAVIOURS) risk += TRUE_RISK_WEIGHTS[b] * levels[b];
-  return risk;
+  let weight = 0;
+  for (const b of behaviours) {
+    risk += TRUE_RISK_WEIGHTS[b] * levels[b];
+    weight += TRUE_RISK_WEIGHTS[b];
+  }
+  return weight > 0 ? risk / weight : 0;
 }
 
 /**
@@ -158,7 +179,7 @@ export function driverProfile(options: DriverProfileOptions = {}): DriverProfile
       throw new RangeError(`driver profile: params.${key} must be a non-negative number (got ${String(value)})`);
     }
   }
-  return { levels, params, trueRisk: trueRiskOf(levels) };
+  return { levels, params, trueRisk: trueRiskOf(levels), drivingRisk: trueRiskOf(levels, TRIP_BEHAVIOURS) };
 }
 
 /** A copy of a profile with some levels changed (parameters re-derived, overrides dropped). */

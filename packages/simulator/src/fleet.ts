@@ -233,6 +233,26 @@ export function drawLevels(rng: Rng, population: PopulationOptions = {}): Behavi
   return levels;
 }
 
+/** Options of {@link driverPopulation}. */
+export interface DriverPopulationOptions extends PopulationOptions {
+  seed: Seed;
+  count: number;
+  /** Levels held the same for every driver (e.g. `{ nightDriving: 0.2, longStints: 0.2 }` for trip-level tests). */
+  fixed?: Partial<BehaviourLevels>;
+}
+
+/** A population of driver profiles with known true risk, drawn like a fleet's drivers. */
+export function driverPopulation(options: DriverPopulationOptions): DriverProfile[] {
+  const { count } = options;
+  if (!Number.isInteger(count) || count < 1 || count > 1_000_000) {
+    throw new RangeError(`driverPopulation: count must be a positive integer (got ${String(count)})`);
+  }
+  const root = Rng.from(options.seed, 'population');
+  return Array.from({ length: count }, (_, i) =>
+    driverProfile({ ...drawLevels(root.fork(i), options), ...(options.fixed ?? {}) }),
+  );
+}
+
 /** Builds a fleet: vehicles, drivers with behaviour profiles and, on a graph, their places. */
 export function createFleet(options: CreateFleetOptions): Fleet {
   const { seed } = options;

@@ -165,54 +165,50 @@ export function synthesizeImu(
     motionAt(kin, path, tS, motion);
     const v = motion.speedMps;
     const vib = options.vibrationPerMps * v;
-    // Specific force and angular rate in the vehicle frame.
-    const f = [
-      motion.accelMps2 + accelBias[0]! + noise.gaussian(0, options.accelNoiseMps2 + vib),
-      v * v * motion.curvature + accelBias[1]! + noise.gaussian(0, options.accelNoiseMps2 + vib),
-      GRAVITY_MPS2 + accelBias[2]! + noise.gaussian(0, options.accelNoiseMps2 + 2 * vib),
-    ];
-    const gyroVib = 0.05 * vib;
-    const w = [
-      gyroBias[0]! + noise.gaussian(0, options.gyroNoiseRadS + gyroVib),
-      gyroBias[1]! + noise.gaussian(0, options.gyroNoiseRadS + gyroVib),
-      v * motion.curvature + gyroBias[2]! + noise.gaussian(0, options.gyroNoiseRadS + gyroVib),
-    ];
-    let out = f;
-    let rate = w;
+    // Specific force (f) and angular rate (w) in the vehicle frame.
+    const accelSd = options.accelNoiseMps2 + vib;
+    const gyroSd = options.gyroNoiseRadS + 0.05 * vib;
+    let fx = motion.accelMps2 + accelBias[0]! + accelSd * noise.normal();
+    let fy = v * v * motion.curvature + accelBias[1]! + accelSd * noise.normal();
+    let fz = GRAVITY_MPS2 + accelBias[2]! + (options.accelNoiseMps2 + 2 * vib) * noise.normal();
+    const wx = gyroBias[0]! + gyroSd * noise.normal();
+    const wy = gyroBias[1]! + gyroSd * noise.normal();
+    const wz = v * motion.curvature + gyroBias[2]! + gyroSd * noise.normal();
+    let ox = fx;
+    let oy = fy;
+    let oz = fz;
+    let rx = wx;
+    let ry = wy;
+    let rz = wz;
     if (mounting) {
       while (swingIndex < swings.length && swings[swingIndex]!.endS <= tS) swingIndex++;
-      let rotation = mounting;
-      let extra: [number, number, number] = [0, 0, 0];
+      let m = mounting;
+      let ex = 0;
+      let ey = 0;
+      let ez = 0;
       const swing = swings[swingIndex];
       if (swing && tS > swing.startS) {
         const [level, levelRate] = swingEnvelope(swing, tS);
         const [ax, ay, az] = swing.axis;
-        rotation = multiply(axisAngle(ax, ay, az, swing.angleRad * level), mounting);
+        m = multiply(axisAngle(ax, ay, az, swing.angleRad * level), mounting);
         const spin = swing.angleRad * levelRate;
         // Hand jitter: the phone is never still in a hand.
-        extra = [
-          ax * spin + hand.gaussian(0, 0.08),
-          ay * spin + hand.gaussian(0, 0.08),
-          az * spin + hand.gaussian(0, 0.08),
-        ];
-        f[0] = f[0]! + hand.gaussian(0, 0.35);
-        f[1] = f[1]! + hand.gaussian(0, 0.35);
-        f[2] = f[2]! + hand.gaussian(0, 0.35);
+        ex = ax * spin + hand.gaussian(0, 0.08);
+        ey = ay * spin + hand.gaussian(0, 0.08);
+        ez = az * spin + hand.gaussian(0, 0.08);
+        fx += hand.gaussian(0, 0.35);
+        fy += hand.gaussian(0, 0.35);
+        fz += hand.gaussian(0, 0.35);
       }
-      const m = rotation;
-      out = [
-        m[0] * f[0]! + m[1] * f[1]! + m[2] * f[2]!,
-        m[3] * f[0]! + m[4] * f[1]! + m[5] * f[2]!,
-        m[6] * f[0]! + m[7] * f[1]! + m[8] * f[2]!,
-      ];
-      rate = [
-        m[0] * w[0]! + m[1] * w[1]! + m[2] * w[2]! + extra[0],
-        m[3] * w[0]! + m[4] * w[1]! + m[5] * w[2]! + extra[1],
-        m[6] * w[0]! + m[7] * w[1]! + m[8] * w[2]! + extra[2],
-      ];
+      ox = m[0] * fx + m[1] * fy + m[2] * fz;
+      oy = m[3] * fx + m[4] * fy + m[5] * fz;
+      oz = m[6] * fx + m[7] * fy + m[8] * fz;
+      rx = m[0] * wx + m[1] * wy + m[2] * wz + ex;
+      ry = m[3] * wx + m[4] * wy + m[5] * wz + ey;
+      rz = m[6] * wx + m[7] * wy + m[8] * wz + ez;
     }
-    accel.push({ type: 'accel', t, x: round4(out[0]!), y: round4(out[1]!), z: round4(out[2]!) });
-    gyro.push({ type: 'gyro', t, x: round4(rate[0]!), y: round4(rate[1]!), z: round4(rate[2]!) });
+    accel.push({ type: 'accel', t, x: round4(ox), y: round4(oy), z: round4(oz) });
+    gyro.push({ type: 'gyro', t, x: round4(rx), y: round4(ry), z: round4(rz) });
   }
   return { accel, gyro, mounting };
 }

@@ -154,7 +154,15 @@ export function planTrips(options: ScheduleOptions): TripPlan[] {
               const stops = stintStops(graph, rng.fork('stint'), p.longStintHours, 25, [60, 420]);
               add(b, 'long_stint', hourIn(rng, 7, 9), home, home, stops.via, stops.dwellS);
             } else {
-              add(b, night() ? 'night' : 'commute', hourIn(rng, 6.8, 9), home, work);
+              // A night commute out is an early shift (leaving before 05:00); one back is a late shift.
+              const outNight = night();
+              add(
+                b,
+                outNight ? 'night' : 'commute',
+                outNight ? hourIn(rng, 3.5, 4.7) : hourIn(rng, 6.8, 9),
+                home,
+                work,
+              );
               const backNight = night();
               add(b, backNight ? 'night' : 'commute', backNight ? nightHour(rng) : hourIn(rng, 16.5, 19), work, home);
             }

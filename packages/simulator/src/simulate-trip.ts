@@ -68,7 +68,7 @@ export interface SimulateTripOptions {
   timeZone?: string;
   /** Batch metadata. */
   clientTripId?: string;
-  /** Internal motion grid, seconds (default 0.02). */
+  /** Internal motion grid, seconds (default 0.04, i.e. 25 Hz; IMU samples at 25 Hz fall on it exactly). */
   stepS?: number;
 }
 
@@ -126,7 +126,7 @@ export function simulateTripDetailed(options: SimulateTripOptions): SimulatedTri
   const obdHz = checkRate('obdHz', options.obdHz ?? 0, 100);
   const timeZone = options.timeZone ?? 'UTC';
   checkTimeZone(timeZone);
-  const stepS = options.stepS ?? 0.02;
+  const stepS = options.stepS ?? 0.04;
   const spec = MACHINE_SPECS[vehicle.machineType];
   const params = profile.params;
   const rng = Rng.from(options.seed, 'trip');
@@ -136,6 +136,8 @@ export function simulateTripDetailed(options: SimulateTripOptions): SimulatedTri
   const speed = buildSpeedProfile(path, route, params, spec, {
     speeding: rng.fork('speeding'),
     braking: rng.fork('braking'),
+    acceleration: rng.fork('acceleration'),
+    cornering: rng.fork('cornering'),
     traffic: rng.fork('traffic'),
   });
   const idle = rng.fork('idle');

@@ -61,7 +61,36 @@ export interface SpeedProfile {
 export interface ProfileStreams {
   speeding: Rng;
   braking: Rng;
+  acceleration: Rng;
+  cornering: Rng;
   traffic: Rng;
+}
+
+/** Spread of a driver's manoeuvre intensity around their usual value (log-space sd) and its bounds. */
+const MANOEUVRE_SPREAD = 0.15;
+const MANOEUVRE_FACTOR_MIN = 0.7;
+const MANOEUVRE_FACTOR_MAX = 1.35;
+
+/**
+ * A factor per path sample that is constant over stretches of ~250 m: nobody brakes, accelerates or takes curves
+ * identically every time, and this variation makes event counts grow smoothly with the behaviour level instead of
+ * jumping at one threshold.
+ */
+function manoeuvreFactors(path: DrivePath, rng: Rng): Float64Array {
+  const out = new Float64Array(path.n);
+  let nextChangeM = -1;
+  let factor = 1;
+  for (let i = 0; i < path.n; i++) {
+    if (path.sM[i]! >= nextChangeM) {
+      factor = Math.min(
+        MANOEUVRE_FACTOR_MAX,
+        Math.max(MANOEUVRE_FACTOR_MIN, Math.exp(MANOEUVRE_SPREAD * rng.normal())),
+      );
+      nextChangeM = path.sM[i]! + 50 + rng.exponential(200);
+    }
+    out[i] = factor;
+  }
+  return out;
 }
 
 /** Free-flow speed the route implies at a segment (limit, else class default), km/h; null = unrestricted. */
@@ -120,8 +149,11 @@ export function buildSpeedProfile(
     const base = baseSpeedKmh(route, path.segment[i]!);
     const wishKmh = base === null ? params.unlimitedCruiseKmh : base * params.speedFactor * (1 + jitter);
     cap[i] = Math.min(maxSpeed, wishKmh / 3.6);
-    decel[i] = Math.min(params.brakeDecelMps2, spec.maxDecelMps2);
   }
+  const brakeFactor = manoeuvreFactors(path, streams.braking.fork('variation'));
+  const accelFactor = manoeuvreFactors(path, streams.acceleration.fork('variation'));
+  const lateralFactor = manoeuvreFactors(path, streams.cornering.fork('variation'));
+  for (let i = 0; i < n; i++) decel[i] = Math.min(params.brakeDecelMps2 * brakeFactor[i]!, spec.maxDecelMps2);
 
   // 2. Speeding bursts: a Poisson process in driving time at the wished speed.
   const burstRng = streams.speeding.fork('bursts');
@@ -159,7 +191,7 @@ export function buildSpeedProfile(
   for (let i = 0; i < n; i++) {
     const k = Math.abs(path.curvature[i]!);
     if (k <= 1e-5) continue;
-    const vCurve = Math.max(1.5, Math.sqrt(lateral / k));
+    const vCurve = Math.max(1.5, Math.sqrt(Math.min(lateral * lateralFactor[i]!, spec.maxLateralMps2) / k));
     if (vCurve >= cap[i]!) continue;
     const reachM = vCurve * holdS;
     const s = path.sM[i]!;
@@ -282,7 +314,7 @@ export function buildSpeedProfile(
   const v = new Float64Array(n);
   for (let i = 0; i < n - 1; i++) {
     const ds = path.sM[i + 1]! - path.sM[i]!;
-    const a = availableAccelMps2(spec, params.launchAccelMps2, v[i]!);
+    const a = availableAccelMps2(spec, params.launchAccelMps2 * accelFactor[i]!, v[i]!);
     v[i + 1] = Math.min(cap[i + 1]!, Math.sqrt(v[i]! * v[i]! + 2 * a * ds));
   }
   for (let i = n - 2; i >= 0; i--) {
