@@ -28,7 +28,7 @@ require ABSPATH . WPINC . '/kses.php';
 require ABSPATH . WPINC . '/shortcodes.php';
 require ABSPATH . WPINC . '/class-wp-block-parser.php';
 smilies_init();
-add_filter('sanitize_title', 'sanitize_title_with_dashes', 10, 3);
+add_filter('sanitize_title', 'sanitize_title_with_dashes', 'sanitize_title_for_query', 10, 3);
 // The shortcodes a default install registers; only their names matter to the functions tested here.
 foreach (['wp_caption', 'caption', 'gallery', 'playlist', 'audio', 'video', 'embed'] as $tag) {
     add_shortcode($tag, static fn($atts, $content = '') => "[[rendered:$tag]]");
@@ -36,7 +36,7 @@ foreach (['wp_caption', 'caption', 'gallery', 'playlist', 'audio', 'video', 'emb
 
 $allowed = [
     'wptexturize', 'wpautop', 'shortcode_unautop', 'convert_chars', 'convert_smilies', 'wp_trim_words',
-    'sanitize_title', 'sanitize_title_with_dashes', 'remove_accents', 'force_balance_tags', 'strip_shortcodes',
+    'sanitize_title', 'sanitize_title_with_dashes', 'sanitize_title_for_query', 'remove_accents', 'force_balance_tags', 'strip_shortcodes',
     'normalize_whitespace', 'wp_strip_all_tags', 'wp_kses_post', 'wp_filter_kses', 'wp_kses_data',
     'utf8_uri_encode', 'wp_html_split', 'esc_url', 'esc_attr', 'esc_html',
 ];

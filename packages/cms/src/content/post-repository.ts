@@ -1,0 +1,337 @@
+/**
+ * Storage of posts, their meta and their terms (Kysely; SQLite and PostgreSQL). Plain data access: the
+ * WordPress rules (slugs, dates, statuses, revisions) live in the content service, which calls this in
+ * its transactions. Every method takes an optional executor so it can run inside one.
+ */
+import { type Kysely, sql } from 'kysely';
+import type { CmsDatabase } from '../db/schema.ts';
+import { type Post, type PostFields, type PostRow, toPost, toRow } from './post.ts';
+import { type PostListQuery, postListOrder, postListWhere } from './post-query.ts';
+import './schema.ts';
+
+export type Db = Kysely<CmsDatabase>;
+
+/** A term attached to a post. */
+export interface PostTerm {
+  postId: number;
+  termId: number;
+  taxonomy: string;
+  name: string;
+}
+
+/** What a page of a list query returns. */
+export interface PostPage {
+  posts: Post[];
+  total: number;
+}
+
+function parseMeta(value: string): unknown {
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
+}
+
+export class PostRepository {
+  readonly db: Db;
+
+  constructor(db: Db) {
+    this.db = db;
+  }
+
+  async findById(id: number, db: Db = this.db): Promise<Post | null> {
+    if (!Number.isSafeInteger(id) || id <= 0) return null;
+    const row = await db.selectFrom('posts').selectAll().where('id', '=', id).executeTakeFirst();
+    return row ? toPost(row as PostRow) : null;
+  }
+
+  /** Posts by id, in the order of `ids` (missing ones left out). */
+  async findByIds(ids: readonly number[], db: Db = this.db): Promise<Post[]> {
+    if (ids.length === 0) return [];
+    const rows = await db
+      .selectFrom('posts')
+      .selectAll()
+      .where('id', 'in', [...ids])
+      .execute();
+    const byId = new Map(rows.map((r) => [Number(r.id), toPost(r as PostRow)]));
+    return ids.map((id) => byId.get(id)).filter((p): p is Post => p !== undefined);
+  }
+
+  /** Inserts a post; returns its id. */
+  async insert(fields: PostFields, db: Db = this.db): Promise<number> {
+    const row = await db
+      .insertInto('posts')
+      .values({ ...(toRow(fields) as Required<ReturnType<typeof toRow>>), version: 1 })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return Number(row.id);
+  }
+
+  /** Updates some fields of a post and bumps its version. */
+  async update(id: number, fields: Partial<PostFields>, db: Db = this.db): Promise<void> {
+    await db
+      .updateTable('posts')
+      .set({ ...toRow(fields), version: sql`version + 1` })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  /** Deletes a post row (its meta and term relationships go with it). */
+  async delete(id: number, db: Db = this.db): Promise<void> {
+    await db.deleteFrom('postmeta').where('post_id', '=', id).execute();
+    await db.deleteFrom('term_relationships').where('object_id', '=', id).execute();
+    await db.deleteFrom('posts').where('id', '=', id).execute();
+  }
+
+  /** Whether another post already uses the slug (the uniqueness scope of wp_unique_post_slug). */
+  async slugTaken(
+    slug: string,
+    scope: { type: string; excludeId: number; hierarchical: boolean; parentId: number },
+    db: Db = this.db,
+  ): Promise<boolean> {
+    let q = db.selectFrom('posts').select('id').where('slug', '=', slug).where('id', '!=', scope.excludeId);
+    if (scope.type === 'attachment') {
+      // Attachment slugs are unique across all types.
+    } else if (scope.hierarchical) {
+      q = q.where('type', 'in', [scope.type, 'attachment']).where('parent_id', '=', scope.parentId);
+    } else {
+      q = q.where('type', '=', scope.type);
+    }
+    return (await q.limit(1).executeTakeFirst()) !== undefined;
+  }
+
+  /** A page of a list query and the number of matching posts. */
+  async list(query: PostListQuery, page: { limit: number; offset: number }, db: Db = this.db): Promise<PostPage> {
+    let q = db
+      .selectFrom('posts')
+      .selectAll('posts')
+      .where((eb) => postListWhere(eb, query));
+    for (const item of postListOrder(query)) q = q.orderBy(item.expr, item.direction);
+    const rows = await q.limit(page.limit).offset(page.offset).execute();
+    const total = await this.count(query, db);
+    return { posts: rows.map((r) => toPost(r as PostRow)), total };
+  }
+
+  /** The number of posts a list query matches. */
+  async count(query: PostListQuery, db: Db = this.db): Promise<number> {
+    const row = await db
+      .selectFrom('posts')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where((eb) => postListWhere(eb, query))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /** Children of a post of one type, newest first (revisions: by date then id, as WordPress lists them). */
+  async children(parentId: number, type: string, db: Db = this.db): Promise<Post[]> {
+    const rows = await db
+      .selectFrom('posts')
+      .selectAll()
+      .where('parent_id', '=', parentId)
+      .where('type', '=', type)
+      .orderBy('date_local', 'desc')
+      .orderBy('id', 'desc')
+      .execute();
+    return rows.map((r) => toPost(r as PostRow));
+  }
+
+  /** Revision counts and latest (non-autosave) revision id of several posts. */
+  async revisionSummaries(
+    parentIds: readonly number[],
+    db: Db = this.db,
+  ): Promise<Map<number, { count: number; latestId: number }>> {
+    const out = new Map<number, { count: number; latestId: number }>();
+    if (parentIds.length === 0) return out;
+    const rows = await db
+      .selectFrom('posts')
+      .select(['id', 'parent_id', 'slug', 'date_local'])
+      .where('parent_id', 'in', [...parentIds])
+      .where('type', '=', 'revision')
+      .where('status', '=', 'inherit')
+      .execute();
+    const latest = new Map<number, { id: number; date: string }>();
+    for (const r of rows) {
+      const parent = Number(r.parent_id);
+      const entry = out.get(parent) ?? { count: 0, latestId: 0 };
+      entry.count++;
+      out.set(parent, entry);
+      if (r.slug.includes(`${parent}-autosave`)) continue;
+      const best = latest.get(parent);
+      const id = Number(r.id);
+      if (!best || r.date_local > best.date || (r.date_local === best.date && id > best.id)) {
+        latest.set(parent, { id, date: r.date_local });
+      }
+    }
+    for (const [parent, entry] of out) entry.latestId = latest.get(parent)?.id ?? 0;
+    return out;
+  }
+
+  // ---- meta ----
+
+  /** Meta values of several posts for the given keys (the last value of a key wins). */
+  async meta(
+    postIds: readonly number[],
+    keys: readonly string[],
+    db: Db = this.db,
+  ): Promise<Map<number, Map<string, unknown>>> {
+    const out = new Map<number, Map<string, unknown>>();
+    if (postIds.length === 0 || keys.length === 0) return out;
+    const rows = await db
+      .selectFrom('postmeta')
+      .select(['post_id', 'meta_key', 'meta_value'])
+      .where('post_id', 'in', [...postIds])
+      .where('meta_key', 'in', [...keys])
+      .orderBy('id')
+      .execute();
+    for (const r of rows) {
+      const id = Number(r.post_id);
+      let m = out.get(id);
+      if (!m) {
+        m = new Map();
+        out.set(id, m);
+      }
+      m.set(r.meta_key, parseMeta(r.meta_value));
+    }
+    return out;
+  }
+
+  /** One meta value, or undefined. */
+  async getMeta(postId: number, key: string, db: Db = this.db): Promise<unknown> {
+    return (await this.meta([postId], [key], db)).get(postId)?.get(key);
+  }
+
+  /** update_post_meta(): replaces every value of the key. */
+  async setMeta(postId: number, key: string, value: unknown, db: Db = this.db): Promise<void> {
+    await db.deleteFrom('postmeta').where('post_id', '=', postId).where('meta_key', '=', key).execute();
+    await db
+      .insertInto('postmeta')
+      .values({ post_id: postId, meta_key: key, meta_value: JSON.stringify(value) })
+      .execute();
+  }
+
+  /** delete_post_meta(). */
+  async deleteMeta(postId: number, key: string, db: Db = this.db): Promise<void> {
+    await db.deleteFrom('postmeta').where('post_id', '=', postId).where('meta_key', '=', key).execute();
+  }
+
+  // ---- terms ----
+
+  /** The terms of several posts, by name within each taxonomy (get_the_terms order). */
+  async terms(postIds: readonly number[], db: Db = this.db): Promise<PostTerm[]> {
+    if (postIds.length === 0) return [];
+    const rows = await db
+      .selectFrom('term_relationships as tr')
+      .innerJoin('terms as t', 't.id', 'tr.term_id')
+      .select(['tr.object_id', 'tr.term_id', 't.taxonomy', 't.name'])
+      .where('tr.object_id', 'in', [...postIds])
+      .orderBy('t.name')
+      .orderBy('t.id')
+      .execute();
+    return rows.map((r) => ({
+      postId: Number(r.object_id),
+      termId: Number(r.term_id),
+      taxonomy: r.taxonomy,
+      name: r.name,
+    }));
+  }
+
+  /**
+   * wp_set_object_terms() with ids: the post's terms in `taxonomy` become `termIds` (ids that are not
+   * terms of that taxonomy are ignored). Returns the ids whose membership changed.
+   */
+  async setTerms(postId: number, taxonomy: string, termIds: readonly number[], db: Db = this.db): Promise<number[]> {
+    const wanted = termIds.length
+      ? (
+          await db
+            .selectFrom('terms')
+            .select('id')
+            .where('taxonomy', '=', taxonomy)
+            .where('id', 'in', [...termIds])
+            .execute()
+        ).map((r) => Number(r.id))
+      : [];
+    const current = (
+      await db
+        .selectFrom('term_relationships as tr')
+        .innerJoin('terms as t', 't.id', 'tr.term_id')
+        .select('tr.term_id')
+        .where('tr.object_id', '=', postId)
+        .where('t.taxonomy', '=', taxonomy)
+        .execute()
+    ).map((r) => Number(r.term_id));
+    const add = wanted.filter((id) => !current.includes(id));
+    const remove = current.filter((id) => !wanted.includes(id));
+    if (remove.length > 0) {
+      await db
+        .deleteFrom('term_relationships')
+        .where('object_id', '=', postId)
+        .where('term_id', 'in', remove)
+        .execute();
+    }
+    if (add.length > 0) {
+      await db
+        .insertInto('term_relationships')
+        .values(add.map((term_id) => ({ object_id: postId, term_id, term_order: 0 })))
+        .execute();
+    }
+    return [...add, ...remove];
+  }
+
+  /** Term ids attached to a post (any taxonomy). */
+  async termIdsOf(postId: number, db: Db = this.db): Promise<number[]> {
+    const rows = await db.selectFrom('term_relationships').select('term_id').where('object_id', '=', postId).execute();
+    return rows.map((r) => Number(r.term_id));
+  }
+
+  /**
+   * _update_post_term_count(): for each term, the number of published objects of the given types
+   * (attachments count when their parent is published).
+   */
+  async countPublished(termIds: readonly number[], db: Db = this.db): Promise<Map<number, number>> {
+    const out = new Map<number, number>(termIds.map((id) => [id, 0]));
+    if (termIds.length === 0) return out;
+    const rows = await db
+      .selectFrom('term_relationships as tr')
+      .innerJoin('posts as p', 'p.id', 'tr.object_id')
+      .leftJoin('posts as parent', 'parent.id', 'p.parent_id')
+      .select(['tr.term_id', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('tr.term_id', 'in', [...termIds])
+      .where((eb) =>
+        eb.or([
+          eb('p.status', '=', 'publish'),
+          eb.and([
+            eb('p.type', '=', 'attachment'),
+            eb('p.status', '=', 'inherit'),
+            eb('parent.status', '=', 'publish'),
+          ]),
+        ]),
+      )
+      .groupBy('tr.term_id')
+      .execute();
+    for (const r of rows) out.set(Number(r.term_id), Number(r.n));
+    return out;
+  }
+
+  /** Ids of future posts due at `gmtNow` (inclusive). */
+  async dueFuturePosts(gmtNow: string, db: Db = this.db): Promise<number[]> {
+    const rows = await db
+      .selectFrom('posts')
+      .select('id')
+      .where('status', '=', 'future')
+      .where('date_gmt', '<=', gmtNow)
+      .where('date_gmt', '!=', '0000-00-00 00:00:00')
+      .execute();
+    return rows.map((r) => Number(r.id));
+  }
+
+  /** The earliest GMT date of a future post, or null. */
+  async nextFutureDate(db: Db = this.db): Promise<string | null> {
+    const row = await db
+      .selectFrom('posts')
+      .select((eb) => eb.fn.min('date_gmt').as('d'))
+      .where('status', '=', 'future')
+      .executeTakeFirst();
+    return (row?.d as string | null | undefined) ?? null;
+  }
+}

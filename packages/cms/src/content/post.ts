@@ -1,0 +1,112 @@
+/**
+ * A post of any type as the content module works with it (WP_Post): the row of the `posts` table with
+ * camel-case names.
+ */
+import type { Insertable, Selectable } from 'kysely';
+import type { PostsTable } from './schema.ts';
+
+export interface Post {
+  id: number;
+  type: string;
+  status: string;
+  authorId: number;
+  parentId: number;
+  menuOrder: number;
+  title: string;
+  content: string;
+  excerpt: string;
+  slug: string;
+  password: string;
+  /** `YYYY-MM-DD HH:MM:SS` in the site's zone. */
+  dateLocal: string;
+  /** `YYYY-MM-DD HH:MM:SS` in GMT; `0000-00-00 00:00:00` while a draft's date floats. */
+  dateGmt: string;
+  modifiedLocal: string;
+  modifiedGmt: string;
+  commentStatus: string;
+  pingStatus: string;
+  commentCount: number;
+  guid: string;
+  mimeType: string;
+  /** Post format; '' for standard. */
+  format: string;
+  template: string;
+  featuredMedia: number;
+  /** Incremented on every write. */
+  version: number;
+}
+
+/** The writable columns of a post. */
+export type PostFields = Omit<Post, 'id' | 'version'>;
+
+export type PostRow = Selectable<PostsTable>;
+
+/** A database row as a Post. */
+export function toPost(row: PostRow): Post {
+  return {
+    id: Number(row.id),
+    type: row.type,
+    status: row.status,
+    authorId: Number(row.author_id),
+    parentId: Number(row.parent_id),
+    menuOrder: Number(row.menu_order),
+    title: row.title,
+    content: row.content,
+    excerpt: row.excerpt,
+    slug: row.slug,
+    password: row.password,
+    dateLocal: row.date_local,
+    dateGmt: row.date_gmt,
+    modifiedLocal: row.modified_local,
+    modifiedGmt: row.modified_gmt,
+    commentStatus: row.comment_status,
+    pingStatus: row.ping_status,
+    commentCount: Number(row.comment_count),
+    guid: row.guid,
+    mimeType: row.mime_type,
+    format: row.format,
+    template: row.template,
+    featuredMedia: Number(row.featured_media),
+    version: Number(row.version),
+  };
+}
+
+const COLUMNS: Record<keyof PostFields, keyof PostsTable> = {
+  type: 'type',
+  status: 'status',
+  authorId: 'author_id',
+  parentId: 'parent_id',
+  menuOrder: 'menu_order',
+  title: 'title',
+  content: 'content',
+  excerpt: 'excerpt',
+  slug: 'slug',
+  password: 'password',
+  dateLocal: 'date_local',
+  dateGmt: 'date_gmt',
+  modifiedLocal: 'modified_local',
+  modifiedGmt: 'modified_gmt',
+  commentStatus: 'comment_status',
+  pingStatus: 'ping_status',
+  commentCount: 'comment_count',
+  guid: 'guid',
+  mimeType: 'mime_type',
+  format: 'format',
+  template: 'template',
+  featuredMedia: 'featured_media',
+};
+
+/** Post fields as column values (only the fields present). */
+export function toRow(fields: Partial<PostFields>): Partial<Insertable<PostsTable>> {
+  const row: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(fields)) {
+    const column = COLUMNS[key as keyof PostFields];
+    if (column !== undefined && value !== undefined) row[column] = value;
+  }
+  return row as Partial<Insertable<PostsTable>>;
+}
+
+/** The column behind a post field. */
+export function columnOf(field: keyof PostFields): keyof PostsTable {
+  return COLUMNS[field];
+}
