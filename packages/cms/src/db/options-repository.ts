@@ -37,6 +37,7 @@ export class OptionsRepository {
   private readonly db: Kysely<CmsDatabase>;
   private readonly ttlMs: number;
   private cache = new Map<string, unknown>();
+  private readonly defaults = new Map<string, unknown>();
   private loadedAt = 0;
   private loading: Promise<void> | null = null;
 
@@ -71,6 +72,7 @@ export class OptionsRepository {
   async get<T = unknown>(name: string, fallback?: T): Promise<T> {
     await this.refresh();
     if (this.cache.has(name)) return this.cache.get(name) as T;
+    if (this.defaults.has(name)) return this.defaults.get(name) as T;
     if (Object.hasOwn(DEFAULT_OPTIONS, name)) return DEFAULT_OPTIONS[name] as T;
     return fallback as T;
   }
@@ -80,6 +82,11 @@ export class OptionsRepository {
     const out: Record<string, unknown> = {};
     for (const name of names) out[name] = await this.get(name);
     return out;
+  }
+
+  /** Overrides a built-in default for this instance (e.g. siteurl from the listening address). */
+  setDefault(name: string, value: unknown): void {
+    this.defaults.set(name, value);
   }
 
   /** update_option(). */
