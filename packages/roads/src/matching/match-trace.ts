@@ -134,8 +134,6 @@ function matchWeights(graph: RoadGraph): { weights: Float64Array; factor: Float6
   return entry;
 }
 
-export const DEBUG = { on: false, log: (_line: string) => {} };
-
 const NO_TARGETS: readonly number[] = [];
 
 const ROUTE = 0;
@@ -667,19 +665,6 @@ class TraceMatcher {
       }
     }
     if (any) normalise(cur.score);
-    if (DEBUG.on) {
-      DEBUG.log(`step ${prev.point}->${cur.point} gc=${gcM.toFixed(1)} bound=${bound.toFixed(0)} any=${any}`);
-      prev.cands.forEach((c, k) =>
-        DEBUG.log(
-          `   prev e${c.edge}@${c.offsetM.toFixed(0)} d=${c.distanceM.toFixed(1)} score=${prev.score[k]!.toFixed(2)}`,
-        ),
-      );
-      cur.cands.forEach((c, k) =>
-        DEBUG.log(
-          `   cur  e${c.edge}@${c.offsetM.toFixed(0)} d=${c.distanceM.toFixed(1)} score=${cur.score[k]!.toFixed(2)} back=${cur.back[k]} kind=${cur.kind[k]}`,
-        ),
-      );
-    }
     return any;
   }
 
