@@ -9,7 +9,8 @@ import { MAX_PLAUSIBLE_SPEED_KMH, MAX_SPEED_DERIVATION_GAP_S, type TripRules } f
  * Speed comes from the receiver's Doppler speed when the fix has one, else from the distance to the previous
  * fix, and from OBD when present. A trip starts on the first observation above `startSpeedKmh`, and ends
  * when a sample arrives `endStopS` after the vehicle was last seen moving (stationary, or no speed at all:
- * no evidence of motion). The trip then ends where the vehicle stopped, not 5 minutes later.
+ * no evidence of motion). The trip then ends where the vehicle stopped, not 5 minutes later; when it was never
+ * seen stopping (the data just ended), it ends with the last samples recorded while its motion still held.
  */
 export interface DetectorState {
   inTrip: boolean;
@@ -18,15 +19,24 @@ export interface DetectorState {
   lastMovingMs: number | null;
   /** First stationary observation since `lastMovingMs`; null while moving. */
   stopStartMs: number | null;
+  /**
+   * Newest sample time within {@link MOTION_HOLD_MS} of a moving observation, while no stop is seen: where
+   * the trip ends if the data simply stops (the IMU readings just after the last fix still belong to it).
+   */
+  tailMs: number | null;
   /** Previous GPS fix, for speeds derived from positions. */
   prevFix: { t: number; lon: number; lat: number } | null;
 }
+
+/** How long a moving observation vouches for the samples after it when no later speed is known. */
+export const MOTION_HOLD_MS = 5_000;
 
 export const IDLE_DETECTOR: Readonly<DetectorState> = Object.freeze({
   inTrip: false,
   tripStartMs: null,
   lastMovingMs: null,
   stopStartMs: null,
+  tailMs: null,
   prevFix: null,
 });
 
@@ -60,7 +70,14 @@ export function observeSample(previous: DetectorState, sample: Sample, rules: Tr
     const moving = speedKmh > rules.startSpeedKmh;
     if (!state.inTrip) {
       if (moving) {
-        state = { ...state, inTrip: true, tripStartMs: sample.t, lastMovingMs: sample.t, stopStartMs: null };
+        state = {
+          ...state,
+          inTrip: true,
+          tripStartMs: sample.t,
+          lastMovingMs: sample.t,
+          stopStartMs: null,
+          tailMs: sample.t,
+        };
         step.started = { startMs: sample.t };
       }
     } else if (moving) {
@@ -71,13 +88,22 @@ export function observeSample(previous: DetectorState, sample: Sample, rules: Tr
       state.stopStartMs = sample.t;
     }
   }
+  if (
+    state.inTrip &&
+    state.stopStartMs === null &&
+    state.lastMovingMs !== null &&
+    sample.t <= state.lastMovingMs + MOTION_HOLD_MS &&
+    (state.tailMs === null || sample.t > state.tailMs)
+  ) {
+    state.tailMs = sample.t;
+  }
   step.state = state;
   return step;
 }
 
-/** Where the open trip ends if it ended now for lack of motion: where the vehicle stopped, or was last seen moving. */
+/** Where the open trip ends if it ended now for lack of motion: where the vehicle stopped, or its data ran out. */
 export function tripEndMs(state: DetectorState): number {
-  return state.stopStartMs ?? state.lastMovingMs ?? state.tripStartMs ?? 0;
+  return state.stopStartMs ?? state.tailMs ?? state.lastMovingMs ?? state.tripStartMs ?? 0;
 }
 
 /** The speed a sample tells about, or undefined when it tells nothing (IMU, phone, first fix, long gap, jump). */

@@ -58,6 +58,10 @@ export class FakeIngestServer {
   down = false;
   /** Every POST gets this delay (a slow uplink), after any scripted fault. */
   delayMs = 0;
+  /** Called when a trip upload arrives, before anything else happens to it. */
+  onPost: ((record: RequestRecord) => void) | undefined;
+  /** Called when a trip was stored, before the answer is written. */
+  onStored: ((trip: StoredTrip) => void) | undefined;
   private readonly sockets = new Set<Socket>();
 
   private constructor(
@@ -152,6 +156,7 @@ export class FakeIngestServer {
       return send(404, { ok: false, error: `no route ${req.method} ${url.pathname}` });
     }
 
+    this.onPost?.(record);
     const fault = this.faults.shift();
     if (fault && 'cut' in fault && fault.cut === 'before') return cutNow();
     if (fault && 'delayMs' in fault) await sleep(fault.delayMs);
@@ -225,6 +230,7 @@ export class FakeIngestServer {
       receivedAt: performance.now(),
     };
     this.trips.set(storeKey, trip);
+    this.onStored?.(trip);
     if (fault && 'cut' in fault) return cutNow();
     send(202, { ok: true, tripId: trip.tripId, status: 'queued' });
   }
