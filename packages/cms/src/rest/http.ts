@@ -3,8 +3,10 @@
  * `?rest_route=/...` form on the site root, with bodies taken raw so the kernel can apply WordPress's
  * JSON/form rules itself.
  */
+import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parseQueryString } from './php.ts';
+import type { UploadedFile } from './request.ts';
 import type { HttpOutput, RestServer } from './server.ts';
 
 export interface MountOptions {
@@ -12,6 +14,15 @@ export interface MountOptions {
   prefix?: string;
   /** Also answer `/?rest_route=...` and `/index.php?rest_route=...` (default true). */
   restRouteQuery?: boolean;
+  /** Largest request body (uploads included), in bytes; 64 MiB by default. */
+  maxBodyBytes?: number;
+  /** Answers `/` and `/index.php` without `rest_route` (the public site's front page). */
+  siteRoot?: (req: FastifyRequest, reply: FastifyReply) => unknown;
+}
+
+/** Multipart fields as a query string, so PHP's `name[key]` array syntax applies as in `$_POST`. */
+function fieldsToParams(fields: Array<[string, string]>): Record<string, unknown> {
+  return parseQueryString(fields.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&'));
 }
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -24,8 +35,13 @@ export async function mountRestApi(
 ): Promise<void> {
   const prefix = options.prefix ?? '/cms-json';
   await app.register(async (scope) => {
+    const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024 * 1024;
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+    // Bytes, not text: a raw upload (`Content-Type: image/jpeg`) must reach the handler unaltered.
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBodyBytes }, (_req, body, done) =>
+      done(null, body),
+    );
+    await scope.register(multipart, { limits: { fileSize: maxBodyBytes, files: 10, fieldSize: 1024 * 1024 } });
     const handler = async (req: FastifyRequest, reply: FastifyReply) => {
       const [pathPart = '', queryPart = ''] = splitUrl(req.url);
       const query = parseQueryString(queryPart);
@@ -36,15 +52,34 @@ export async function mountRestApi(
         route = typeof query.rest_route === 'string' && query.rest_route !== '' ? query.rest_route : '/';
         delete query.rest_route;
       }
-      const body = typeof req.body === 'string' ? req.body : '';
+      const rawBody = Buffer.isBuffer(req.body) ? req.body : undefined;
+      const body = rawBody ? rawBody.toString('utf8') : typeof req.body === 'string' ? req.body : '';
       const contentType = String(req.headers['content-type'] ?? '')
         .split(';')[0]!
         .trim()
         .toLowerCase();
-      const bodyParams =
+      let bodyParams =
         req.method === 'POST' && contentType === 'application/x-www-form-urlencoded'
           ? parseQueryString(body)
           : undefined;
+      let files: Record<string, UploadedFile> | undefined;
+      if (req.isMultipart()) {
+        // multipart/form-data: fields become `$_POST`, file parts `$_FILES` (kept in memory, size-limited).
+        const fields: Array<[string, string]> = [];
+        files = {};
+        for await (const part of req.parts()) {
+          if (part.type === 'file') {
+            files[part.fieldname] = {
+              filename: part.filename,
+              contentType: part.mimetype,
+              data: await part.toBuffer(),
+            };
+          } else {
+            fields.push([part.fieldname, String(part.value ?? '')]);
+          }
+        }
+        bodyParams = fieldsToParams(fields);
+      }
       const out = await server.serve({
         method: req.method,
         route,
@@ -52,6 +87,8 @@ export async function mountRestApi(
         headers: req.headers,
         body,
         ...(bodyParams ? { bodyParams } : {}),
+        ...(rawBody && rawBody.length > 0 ? { rawBody } : {}),
+        ...(files ? { files } : {}),
         remoteAddress: req.ip,
       });
       return send(reply, out);
@@ -63,6 +100,7 @@ export async function mountRestApi(
         const [, queryPart = ''] = splitUrl(req.url);
         const query = parseQueryString(queryPart);
         if (typeof query.rest_route !== 'string') {
+          if (options.siteRoot) return options.siteRoot(req, reply);
           // The site root without rest_route: advertise the API like WordPress's front end does.
           const root = await server.apiRoot();
           return reply

@@ -29,6 +29,15 @@ export interface MatchedEndpoint {
   validateCallback?: ((request: RestRequest) => unknown) | undefined;
 }
 
+/** A file sent as a multipart form part (`$_FILES` entry). */
+export interface UploadedFile {
+  /** The file name the client gave (unsanitised). */
+  filename: string;
+  /** The part's Content-Type as the client declared it. */
+  contentType: string;
+  data: Buffer;
+}
+
 export interface RestRequestInit {
   method: string;
   route: string;
@@ -41,6 +50,10 @@ export interface RestRequestInit {
   user?: CurrentUser;
   can?: CapabilityCheck;
   remoteAddress?: string;
+  /** The body's bytes as received (for binary uploads; `body` is their UTF-8 text). */
+  rawBody?: Buffer;
+  /** Files of a multipart body, by field name. */
+  files?: Record<string, UploadedFile>;
 }
 
 const EMPTY_CAN: CapabilityCheck = async () => false;
@@ -55,6 +68,10 @@ export class RestRequest {
   readonly headers: Record<string, string>;
   readonly body: string;
   readonly remoteAddress: string;
+  /** The body's bytes as received, when the transport kept them (binary uploads). */
+  readonly rawBody: Buffer | undefined;
+  /** Files of a multipart body (`$_FILES`), by field name. */
+  readonly files: Readonly<Record<string, UploadedFile>>;
   user: CurrentUser;
   /** Capability check bound to nothing; prefer `request.can(...)`. */
   readonly capabilityCheck: CapabilityCheck;
@@ -76,6 +93,8 @@ export class RestRequest {
     this.headers = headers;
     this.body = init.body ?? '';
     this.remoteAddress = init.remoteAddress ?? '';
+    this.rawBody = init.rawBody;
+    this.files = init.files ?? {};
     this.user = init.user ?? ANONYMOUS;
     this.capabilityCheck = init.can ?? EMPTY_CAN;
     this.params = {

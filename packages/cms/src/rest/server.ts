@@ -10,7 +10,7 @@
 import { authorizationRequiredCode, isRestError, RestError } from './errors.ts';
 import { filterResponseFields, requestedFields } from './fields.ts';
 import { isPlainObject, parseList, parseQueryString } from './php.ts';
-import { ANONYMOUS, type CapabilityCheck, type CurrentUser, RestRequest } from './request.ts';
+import { ANONYMOUS, type CapabilityCheck, type CurrentUser, RestRequest, type UploadedFile } from './request.ts';
 import { ensureResponse, RestResponse } from './response.ts';
 import {
   compileRoutePattern,
@@ -87,6 +87,10 @@ export interface HttpInput {
   /** Form-encoded body params (`$_POST`), parsed by the transport for POST requests. */
   bodyParams?: Record<string, unknown>;
   remoteAddress?: string;
+  /** The body's bytes, for binary uploads. */
+  rawBody?: Buffer;
+  /** Files of a multipart body, by field name. */
+  files?: Record<string, UploadedFile>;
 }
 
 export interface HttpOutput {
@@ -629,6 +633,8 @@ export class RestServer {
       ...(input.bodyParams ? { bodyParams: input.bodyParams } : {}),
       ...(this.options.can ? { can: this.options.can } : {}),
       ...(input.remoteAddress ? { remoteAddress: input.remoteAddress } : {}),
+      ...(input.rawBody ? { rawBody: input.rawBody } : {}),
+      ...(input.files ? { files: input.files } : {}),
     });
     let methodOverridden = false;
     if (typeof input.query._method === 'string' && input.query._method !== '')
