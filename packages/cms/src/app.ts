@@ -122,6 +122,7 @@ export async function buildApp(deps: BuildAppDeps): Promise<CmsApp> {
 
   const app = createHttpApp({ logger, bodyLimit: 10 * 1024 * 1024 });
   registerOpsRoutes(app, { readiness: () => database.ping() });
-  await mountRestApi(app, server);
+  await mountRestApi(app, server, ctx.siteRoot ? { siteRoot: ctx.siteRoot } : {});
+  for (const module of modules) await module.registerHttp?.(app, ctx);
   return { app, ctx, auth, appPasswords };
 }

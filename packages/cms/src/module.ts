@@ -4,6 +4,7 @@
  * content (posts, pages, revisions, autosaves) is another, listed in controllers/index.ts.
  */
 import type { Logger } from '@svc/platform';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely, Migration, Transaction } from 'kysely';
 import type { Authenticator } from './auth/authenticate.ts';
 import type { Capabilities } from './auth/capabilities.ts';
@@ -70,6 +71,8 @@ export interface CmsContext {
   secret: string;
   /** Replaced by the content module in its `register`. */
   content: ContentProvider;
+  /** Answers the site root (`/` without `rest_route`); set by the public-site module in its `register`. */
+  siteRoot?: (req: FastifyRequest, reply: FastifyReply) => unknown;
 }
 
 /** Facts the seed step hands to modules on the very first start. */
@@ -86,6 +89,8 @@ export interface CmsModule {
   register(ctx: CmsContext): void | Promise<void>;
   /** Creates sample content on the first start (after the administrator exists). */
   seed?(ctx: CmsContext, info: SeedInfo): Promise<void>;
+  /** Adds plain HTTP routes beside the REST API (the public site, uploaded files); runs after it is mounted. */
+  registerHttp?(app: FastifyInstance, ctx: CmsContext): void | Promise<void>;
 }
 
 /** The provider used until a content module sets its own. */
