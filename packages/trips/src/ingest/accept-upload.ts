@@ -94,6 +94,7 @@ export async function acceptUpload(
           source: sender.source,
           received_at_ms: nowMs,
           sample_count: stored.samples.length,
+          first_sample_ms: stored.samples[0]!.t,
           telemetry_gz: telemetryGz,
           telemetry_sha256: sha256,
           status: 'queued',

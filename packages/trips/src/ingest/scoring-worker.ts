@@ -1,15 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { promisify } from 'node:util';
-import { gunzip } from 'node:zlib';
 import { type Logger, withTransaction } from '@svc/platform';
-import type { TelemetryBatch } from '@svc/scoring';
 import { isPermanentScoringError, type TripScorer } from '../scoring/trip-scorer.ts';
 import { claimJobs, failJob, renewLease } from '../store/job-queue.ts';
 import type { TripsDatabase } from '../store/open-trips-database.ts';
+import { previousTripsOf } from '../store/previous-trips.ts';
 import { LeaseLostError, writeScoredTrip } from '../store/scored-trips.ts';
-
-const gunzipAsync = promisify(gunzip);
 
 export interface ScoringWorkerOptions {
   db: TripsDatabase;
@@ -140,11 +136,11 @@ export class ScoringWorker {
     try {
       const upload = await this.#db.db
         .selectFrom('trip_uploads')
-        .select(['trip_id', 'fleet_id', 'vehicle_id', 'plate', 'driver_id', 'telemetry_gz'])
+        .select(['trip_id', 'fleet_id', 'vehicle_id', 'plate', 'driver_id', 'telemetry_gz', 'first_sample_ms'])
         .where('trip_id', '=', tripId)
         .executeTakeFirstOrThrow();
-      const batch = JSON.parse((await gunzipAsync(upload.telemetry_gz)).toString('utf8')) as TelemetryBatch;
-      const scored = await this.#scorer.score(batch);
+      const previousTrips = await previousTripsOf(this.#db.db, upload);
+      const scored = await this.#scorer.score({ telemetryGz: upload.telemetry_gz, previousTrips });
       await withTransaction(this.#db.db, (trx) =>
         writeScoredTrip(
           trx,

@@ -1,13 +1,26 @@
-import type { ScoredTrip, TelemetryBatch } from '@svc/scoring';
+import type { ScoredTrip } from '@svc/scoring';
+
+/** An earlier trip of the same driver (or vehicle), for the fatigue factors. */
+export interface PreviousTrip {
+  startMs: number;
+  endMs: number;
+}
+
+/** One trip to score: its stored telemetry (gzip JSON TelemetryBatch) and its driving context. */
+export interface ScoringInput {
+  telemetryGz: Buffer;
+  /** The driver's trips that ended in the 24 hours before this one began, oldest first. */
+  previousTrips: PreviousTrip[];
+}
 
 /**
  * What the pipeline needs from the scoring engine: a model version (stored with each result, and what
- * `rescore` compares against) and a scoring function. The service uses the engine with its road graph,
- * in worker threads; tests may pass a fake.
+ * `rescore` compares against) and a scoring function. The service runs the engine with its road graph
+ * in worker threads (decompression and parsing included, off the event loop); tests may pass a fake.
  */
 export interface TripScorer {
   readonly modelVersion: string;
-  score(batch: TelemetryBatch): Promise<ScoredTrip>;
+  score(input: ScoringInput): Promise<ScoredTrip>;
   close(): Promise<void>;
 }
 
@@ -26,7 +39,8 @@ export function isPermanentScoringError(err: unknown): boolean {
   if (typeof err === 'object' && err !== null) {
     const e = err as { permanent?: unknown; name?: unknown; code?: unknown };
     if (e.permanent === true) return true;
-    if (typeof e.name === 'string' && /^(Unscorable|TelemetryValidation|InvalidTelemetry)/.test(e.name)) return true;
+    if (typeof e.name === 'string' && /^(Unscorable|TripNotScorable|TelemetryValidation|InvalidTelemetry)/.test(e.name))
+      return true;
   }
   return false;
 }

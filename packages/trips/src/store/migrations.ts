@@ -93,6 +93,7 @@ const initial: Migration = {
       .addColumn('source', 'text', (c) => c.notNull())
       .addColumn('received_at_ms', 'bigint', (c) => c.notNull())
       .addColumn('sample_count', 'integer', (c) => c.notNull())
+      .addColumn('first_sample_ms', 'bigint', (c) => c.notNull())
       .addColumn('telemetry_gz', sql.raw(blob), (c) => c.notNull())
       .addColumn('telemetry_sha256', 'text', (c) => c.notNull())
       .addColumn('status', 'text', (c) => c.notNull().check(sql`status in ('queued', 'scoring', 'scored', 'failed')`))

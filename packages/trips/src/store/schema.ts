@@ -103,6 +103,8 @@ export interface TripUploadsTable {
   source: string;
   received_at_ms: number;
   sample_count: number;
+  /** Time of the earliest sample: where the trip's fatigue context (earlier driving) is looked up. */
+  first_sample_ms: number;
   telemetry_gz: Buffer;
   /** SHA-256 (hex) of the uncompressed telemetry JSON, to prove it is stored whole. */
   telemetry_sha256: string;

@@ -1,0 +1,61 @@
+import path from 'node:path';
+import { baseConfigSpec, type ConfigOf, env, portSchema, positiveIntSchema, urlSchema } from '@svc/platform';
+import { z } from 'zod';
+
+const nonNegativeInt = (fallback: number) =>
+  z.coerce
+    .number({ error: 'must be a whole number >= 0' })
+    .int({ error: 'must be a whole number >= 0' })
+    .min(0, { error: 'must be a whole number >= 0' })
+    .default(fallback);
+
+const optionalPath = z
+  .string()
+  .optional()
+  .transform((p) => (p ? path.resolve(p) : undefined));
+
+/** Every setting of the trip-scoring service (environment variables, or a CONFIG_FILE). */
+export const tripsConfigSpec = {
+  ...baseConfigSpec({ prefix: 'TRIPS_', defaultPort: 3000 }),
+  sandboxPort: env('TRIPS_SANDBOX_PORT', portSchema(3001), { doc: 'Port of the sandbox public API' }),
+  ingestHost: env('TRIPS_INGEST_HOST', z.string().min(1).default('127.0.0.1'), {
+    doc: 'Interface of the private ingest endpoints (keep it off the public network)',
+  }),
+  ingestPort: env('TRIPS_INGEST_PORT', portSchema(3100), { doc: 'Port of the production ingest endpoint' }),
+  sandboxIngestPort: env('TRIPS_SANDBOX_INGEST_PORT', portSchema(3101), {
+    doc: 'Port of the sandbox ingest endpoint',
+  }),
+  sandboxDatabaseUrl: env('TRIPS_SANDBOX_DATABASE_URL', urlSchema(['postgres', 'postgresql']).optional(), {
+    secret: true,
+    doc: 'PostgreSQL URL of the sandbox; default: the production server in schema trips_sandbox, or SQLite',
+  }),
+  roadGraph: env('TRIPS_ROAD_GRAPH', optionalPath, {
+    doc: 'Road graph file to score against (npx trips roads build); default: built from TRIPS_OSM_FILE or a synthetic city',
+  }),
+  osmFile: env('TRIPS_OSM_FILE', optionalPath, {
+    doc: 'OpenStreetMap extract (.osm.pbf, .osm, .osm.gz) to build the road graph from at start-up (cached)',
+  }),
+  citySeed: env('TRIPS_CITY_SEED', z.coerce.number().int().default(7), {
+    doc: 'Seed of the synthetic city used when no graph or OSM file is configured',
+  }),
+  rateLimitPerMin: env('TRIPS_RATE_LIMIT_PER_MIN', positiveIntSchema(1200), {
+    doc: 'Requests per minute per API token (a token may carry its own limit)',
+  }),
+  ingestRateLimitPerMin: env('TRIPS_INGEST_RATE_LIMIT_PER_MIN', positiveIntSchema(6000), {
+    doc: 'Uploads per minute per ingest key',
+  }),
+  ingestBodyLimitMb: env('TRIPS_INGEST_BODY_LIMIT_MB', positiveIntSchema(64), {
+    doc: 'Largest upload after decompression, in MiB',
+  }),
+  scoringThreads: env('TRIPS_SCORING_THREADS', positiveIntSchema(1), {
+    doc: 'Worker threads scoring trips (each holds a copy of the road graph)',
+  }),
+  scoringWorker: env('TRIPS_SCORING_WORKER', z.enum(['on', 'off']).default('on'), {
+    doc: 'off: this node only serves; another node scores the queue',
+  }),
+  sandboxSeedTrips: env('TRIPS_SANDBOX_SEED_TRIPS', nonNegativeInt(300), {
+    doc: 'Simulated trips sent through ingest into an empty sandbox at first start (0: none)',
+  }),
+} as const;
+
+export type TripsConfig = ConfigOf<typeof tripsConfigSpec>;

@@ -1,0 +1,162 @@
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Logger } from '@svc/platform';
+import { loadGraph } from '@svc/roads';
+import { authenticateApiToken, createApiToken } from '../store/api-tokens.ts';
+import { createDriver } from '../store/drivers.ts';
+import { createFleet } from '../store/fleets.ts';
+import { createIngestKey, revokeIngestKey } from '../store/ingest-keys.ts';
+import type { TripsDatabase } from '../store/open-trips-database.ts';
+import { createVehicle } from '../store/vehicles.ts';
+import { startThread } from '../threads/start-thread.ts';
+import { SANDBOX_FLEETS, sandboxFleet } from './sandbox-fleet.ts';
+import type { SeedProgress, SeedThreadData } from './seed-thread.ts';
+
+const SEED_STATE_KEY = 'sandbox_seed';
+const TOKEN_FILE = 'trips-sandbox-token.txt';
+const DAY_MS = 86_400_000;
+
+export interface SandboxSetup {
+  /** An admin token over the sandbox fleets, ready for curl. */
+  token: string;
+  tokenFile: string;
+  fleets: string[];
+  /** Resolves when the background seeding ends (immediately when there is nothing to seed). */
+  seeding: Promise<SeedProgress | null>;
+  /** True when this start launched the seeding. */
+  seedingStarted: boolean;
+  /** Stops a seeding in progress (it resumes at the next start). */
+  stop(): Promise<void>;
+}
+
+/**
+ * First start of the sandbox: registers the simulated fleet (two fleets, their vehicles and drivers), an
+ * admin token over both (kept in DATA_DIR/trips-sandbox-token.txt, mode 600, so every start can print
+ * it), and sends `tripCount` simulated trips through the real ingest endpoint from a background thread.
+ * Later starts reuse the token; an interrupted seeding resumes (uploads are idempotent per trip).
+ */
+export async function prepareSandbox(options: {
+  database: TripsDatabase;
+  dataDir: string;
+  graphFile: string;
+  ingestUrl: string;
+  tripCount: number;
+  logger: Logger;
+  nowMs?: number;
+  imuHz?: number;
+}): Promise<SandboxSetup> {
+  const db = options.database.db;
+  const nowMs = options.nowMs ?? Date.now();
+  const tokenFile = path.join(options.dataDir, TOKEN_FILE);
+  const state = await db.selectFrom('trips_meta').select('value').where('key', '=', SEED_STATE_KEY).executeTakeFirst();
+  const fleets = SANDBOX_FLEETS.map((f) => f.fleetId);
+
+  if (!state) {
+    const { fleet, fleetOfPlate } = sandboxFleet(loadGraph(options.graphFile));
+    await db.transaction().execute(async (trx) => {
+      for (const f of SANDBOX_FLEETS) await createFleet(trx, f, nowMs);
+      for (const v of fleet.vehicles) {
+        await createVehicle(
+          trx,
+          {
+            fleetId: fleetOfPlate.get(v.plate)!,
+            plate: v.plate,
+            machineType: v.machineType,
+            make: v.make,
+            model: v.model,
+          },
+          nowMs,
+        );
+      }
+      const plateOf = new Map(fleet.vehicles.map((v) => [v.id, v.plate]));
+      for (const d of fleet.drivers) {
+        const fleetId = fleetOfPlate.get(plateOf.get(d.vehicleIds[0]!)!)!;
+        await createDriver(trx, { fleetId, driverId: d.id, name: d.name }, nowMs);
+      }
+      await trx.insertInto('trips_meta').values({ key: SEED_STATE_KEY, value: 'seeding' }).execute();
+    });
+  }
+
+  let token = existsSync(tokenFile) ? readFileSync(tokenFile, 'utf8').trim() : '';
+  const tokenKnown =
+    token !== '' &&
+    (await authenticateApiToken(db, 'sandbox', token, nowMs).then(
+      () => true,
+      () => false,
+    ));
+  if (!tokenKnown) {
+    const created = await createApiToken(db, {
+      environment: 'sandbox',
+      fleets,
+      admin: true,
+      owner: 'sandbox (npm start)',
+    });
+    token = created.secret;
+    writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
+    chmodSync(tokenFile, 0o600);
+  }
+
+  const seedState = state?.value ?? 'seeding';
+  if (seedState === 'done' || options.tripCount === 0) {
+    return { token, tokenFile, fleets, seeding: Promise.resolve(null), seedingStarted: false, stop: async () => {} };
+  }
+
+  // Keys for this seeding run only; revoked when it ends.
+  const keys: Record<string, string> = {};
+  const keyIds: string[] = [];
+  for (const fleetId of fleets) {
+    const k = await createIngestKey(db, { environment: 'sandbox', fleetId, name: 'sandbox seeder (npm start)' }, nowMs);
+    keys[fleetId] = k.secret;
+    keyIds.push(k.key.keyId);
+  }
+  const days = 28;
+  const data: SeedThreadData = {
+    graphFile: options.graphFile,
+    ingestUrl: options.ingestUrl,
+    keys,
+    tripCount: options.tripCount,
+    days,
+    startDate: new Date(nowMs - days * DAY_MS).toISOString().slice(0, 10),
+    nowMs,
+    imuHz: options.imuHz ?? 10,
+  };
+  const thread = startThread(new URL('./seed-thread.ts', import.meta.url), data as unknown as Record<string, unknown>);
+  let last: SeedProgress | null = null;
+  const seeding = new Promise<SeedProgress | null>((resolve) => {
+    let reported = 0;
+    thread.on('message', (p: SeedProgress) => {
+      last = p;
+      if (p.type === 'progress' && p.sent - reported >= 25) {
+        reported = p.sent;
+        options.logger.info({ sent: p.sent, planned: p.planned }, 'sandbox seeding: trips sent through ingest');
+      }
+      if (p.type !== 'progress') resolve(p);
+    });
+    thread.on('error', (err) => resolve({ ...(last ?? emptyProgress()), type: 'error', lastError: err.message }));
+    thread.on('exit', () => resolve(last));
+  }).then(async (final) => {
+    for (const keyId of keyIds) await revokeIngestKey(db, keyId).catch(() => {});
+    if (final?.type === 'done') {
+      await db.updateTable('trips_meta').set({ value: 'done' }).where('key', '=', SEED_STATE_KEY).execute();
+      options.logger.info({ ...final }, 'sandbox seeding finished; trips are scored as the queue drains');
+    } else if (final?.type === 'error') {
+      options.logger.error({ ...final }, 'sandbox seeding stopped; it resumes at the next start');
+    }
+    return final;
+  });
+  return {
+    token,
+    tokenFile,
+    fleets,
+    seeding,
+    seedingStarted: true,
+    async stop() {
+      await thread.terminate();
+      await seeding;
+    },
+  };
+}
+
+function emptyProgress(): SeedProgress {
+  return { type: 'progress', planned: 0, sent: 0, accepted: 0, duplicates: 0, rejected: 0 };
+}

@@ -1,0 +1,84 @@
+// The trip-scoring service as `npm start` runs it: production and sandbox side by side in one process,
+// each with its public API, its private ingest endpoint and its scoring worker, on the embedded SQLite
+// store (or PostgreSQL when configured), scoring against a road graph. The sandbox is filled with a
+// simulated fleet through the ingest endpoint on first start, in the background.
+import { connectRedis, createLogger, loadConfig, type Redis, runMain } from '@svc/platform';
+import { tripsConfigSpec } from './config.ts';
+import { prepareSandbox, type SandboxSetup } from './sandbox/seed-sandbox.ts';
+import { databaseOptionsFor, type RunningEnvironment, startEnvironment } from './service/environment-service.ts';
+import { ensureRoadGraph } from './service/road-graph.ts';
+import { startScorer } from './service/scorer-factory.ts';
+
+await runMain('trips', async () => {
+  const config = loadConfig(tripsConfigSpec);
+  const logger = createLogger({ level: config.logLevel, name: 'trips' });
+  const graph = await ensureRoadGraph(config, logger);
+  const scorer = await startScorer(graph.file, config.scoringThreads, logger);
+  const redis: Redis | undefined = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
+
+  const running: RunningEnvironment[] = [];
+  let sandbox: SandboxSetup | undefined;
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    let code = 0;
+    try {
+      await sandbox?.stop();
+      await Promise.all(running.map((env) => env.shutdown()));
+      await scorer?.close();
+      redis?.disconnect();
+    } catch (err) {
+      code = 1;
+      logger.error({ err }, 'shutdown failed');
+    }
+    process.exitCode = code;
+    setTimeout(() => process.exit(code), 1000).unref();
+  };
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void stop(signal));
+
+  try {
+    for (const environment of ['production', 'sandbox'] as const) {
+      running.push(await startEnvironment({ environment, config, logger, scorer, redis }));
+    }
+    const sandboxEnv = running[1]!;
+    sandbox = await prepareSandbox({
+      database: sandboxEnv.database,
+      dataDir: config.dataDir,
+      graphFile: graph.file,
+      ingestUrl: sandboxEnv.ingestUrl,
+      tripCount: config.sandboxSeedTrips,
+      logger,
+    });
+  } catch (err) {
+    await Promise.all(running.map((env) => env.shutdown().catch(() => {})));
+    await scorer?.close();
+    redis?.disconnect();
+    throw err;
+  }
+
+  const [production, sandboxEnv] = running as [RunningEnvironment, RunningEnvironment];
+  const lines = [
+    '',
+    'Trip scoring service is running.',
+    `  production API   ${production.apiUrl}/v1   (${databaseOptionsFor(config, 'production').description})`,
+    `  sandbox API      ${sandboxEnv.apiUrl}/v1   (${databaseOptionsFor(config, 'sandbox').description})`,
+    `  ingest (private) production ${production.ingestUrl}/ingest/v1, sandbox ${sandboxEnv.ingestUrl}/ingest/v1`,
+    `  OpenAPI          ${sandboxEnv.apiUrl}/openapi.json`,
+    `  road graph       ${graph.description}${scorer ? '' : ' (SCORING ENGINE UNAVAILABLE: uploads stay queued)'}`,
+    '',
+    `Sandbox token (admin over ${sandbox.fleets.join(', ')}; also in ${sandbox.tokenFile}):`,
+    `  ${sandbox.token}`,
+    '',
+    'Try:',
+    `  curl -H "Authorization: Bearer ${sandbox.token}" ${sandboxEnv.apiUrl}/v1/trips`,
+    '',
+    sandbox.seedingStarted
+      ? `First start: ${config.sandboxSeedTrips} simulated trips are being sent through the sandbox ingest endpoint in the background and scored as they arrive; /v1/trips fills up over the next minutes.`
+      : 'The sandbox is seeded.',
+    'Production starts empty: create a fleet, vehicles and a token with `npx trips --help` (e.g. `npx trips fleets create --name Acme`).',
+    '',
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+});

@@ -1,0 +1,129 @@
+import path from 'node:path';
+import { type Logger, type Redis, type RunningServer, serve } from '@svc/platform';
+import { buildApiApp } from '../api/build-api-app.ts';
+import type { TripsConfig } from '../config.ts';
+import type { Environment } from '../environment.ts';
+import { buildIngestApp } from '../ingest/build-ingest-app.ts';
+import { ScoringWorker } from '../ingest/scoring-worker.ts';
+import type { TripScorer } from '../scoring/trip-scorer.ts';
+import { openTripsDatabase, type TripsDatabase } from '../store/open-trips-database.ts';
+
+/** Where an environment's data lives, from the configuration. */
+export function databaseOptionsFor(
+  config: Pick<TripsConfig, 'databaseUrl' | 'sandboxDatabaseUrl' | 'dataDir'>,
+  environment: Environment,
+): { url?: string; sqliteFile?: string; pgSchema?: string; description: string } {
+  if (environment === 'production') {
+    if (config.databaseUrl) return { url: config.databaseUrl, description: 'PostgreSQL (TRIPS_DATABASE_URL)' };
+    const sqliteFile = path.join(config.dataDir, 'trips-production.db');
+    return { sqliteFile, description: `SQLite ${sqliteFile}` };
+  }
+  if (config.sandboxDatabaseUrl) {
+    return { url: config.sandboxDatabaseUrl, description: 'PostgreSQL (TRIPS_SANDBOX_DATABASE_URL)' };
+  }
+  if (config.databaseUrl) {
+    // Same server as production, its own schema: separate tables, migrations and tokens.
+    return { url: config.databaseUrl, pgSchema: 'trips_sandbox', description: 'PostgreSQL schema trips_sandbox' };
+  }
+  const sqliteFile = path.join(config.dataDir, 'trips-sandbox.db');
+  return { sqliteFile, description: `SQLite ${sqliteFile}` };
+}
+
+/** Opens (and migrates) one environment's database. */
+export async function openEnvironmentDatabase(
+  config: Pick<TripsConfig, 'databaseUrl' | 'sandboxDatabaseUrl' | 'dataDir'>,
+  environment: Environment,
+): Promise<TripsDatabase> {
+  const { description: _d, ...options } = databaseOptionsFor(config, environment);
+  return openTripsDatabase({ environment, ...options });
+}
+
+export interface EnvironmentServiceOptions {
+  environment: Environment;
+  config: TripsConfig;
+  logger: Logger;
+  /** The scoring engine; null runs no scoring worker on this node (uploads stay queued for another). */
+  scorer: TripScorer | null;
+  redis?: Redis | undefined;
+  /** An already opened database (the CLI's `serve` opens it first to fail fast). */
+  database?: TripsDatabase;
+  clock?: () => number;
+}
+
+export interface RunningEnvironment {
+  environment: Environment;
+  apiUrl: string;
+  ingestUrl: string;
+  database: TripsDatabase;
+  worker: ScoringWorker | null;
+  /** Stops both listeners (in-flight requests finish), then the worker, then closes the database. */
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Runs one environment: its public API, its private ingest endpoint and its scoring worker, on its own
+ * database. Signals are the caller's business (one process may run both environments).
+ */
+export async function startEnvironment(options: EnvironmentServiceOptions): Promise<RunningEnvironment> {
+  const { config, environment } = options;
+  const logger = options.logger.child({ environment });
+  const database = options.database ?? (await openEnvironmentDatabase(config, environment));
+  const clock = options.clock ?? Date.now;
+  let worker: ScoringWorker | null = null;
+  if (options.scorer && config.scoringWorker === 'on') {
+    worker = new ScoringWorker({
+      db: database,
+      scorer: options.scorer,
+      logger,
+      concurrency: config.scoringThreads,
+      clock,
+    });
+  }
+  const api = await buildApiApp({
+    environment,
+    database,
+    logger,
+    clock,
+    rateLimit: { perMinute: config.rateLimitPerMin, redis: options.redis },
+    ...(options.redis ? { readiness: async () => void (await options.redis!.ping()) } : {}),
+  });
+  const ingest = await buildIngestApp({
+    environment,
+    database,
+    logger,
+    clock,
+    bodyLimitBytes: config.ingestBodyLimitMb * 1024 * 1024,
+    rateLimit: { perMinute: config.ingestRateLimitPerMin, redis: options.redis },
+    onQueued: () => worker?.notify(),
+  });
+  const port = environment === 'production' ? config.port : config.sandboxPort;
+  const ingestPort = environment === 'production' ? config.ingestPort : config.sandboxIngestPort;
+  const quiet = { signals: [] as NodeJS.Signals[], onExit: () => {}, shutdownTimeoutMs: config.shutdownTimeoutMs };
+  let apiServer: RunningServer | undefined;
+  let ingestServer: RunningServer | undefined;
+  try {
+    apiServer = await serve(api, { host: config.host, port, logger, ...quiet });
+    ingestServer = await serve(ingest, { host: config.ingestHost, port: ingestPort, logger, ...quiet });
+  } catch (err) {
+    await apiServer?.shutdown();
+    await database.close();
+    throw err;
+  }
+  worker?.start();
+  let stopping: Promise<void> | undefined;
+  return {
+    environment,
+    apiUrl: apiServer.url,
+    ingestUrl: ingestServer.url,
+    database,
+    worker,
+    shutdown() {
+      stopping ??= (async () => {
+        await Promise.all([apiServer.shutdown('stop'), ingestServer.shutdown('stop')]);
+        await worker?.stop();
+        await database.close();
+      })();
+      return stopping;
+    },
+  };
+}

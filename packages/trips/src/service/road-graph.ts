@@ -1,0 +1,46 @@
+import { existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { Logger } from '@svc/platform';
+import { buildGraphFromOsm, generateCity, writeGraph } from '@svc/roads';
+import type { TripsConfig } from '../config.ts';
+
+/**
+ * The road graph file the service scores against: TRIPS_ROAD_GRAPH as given; else a graph built from
+ * TRIPS_OSM_FILE (cached under DATA_DIR/roads, rebuilt when the extract is newer); else a synthetic city
+ * with named streets, road classes and speed limits (generated once, in milliseconds).
+ */
+export async function ensureRoadGraph(
+  config: Pick<TripsConfig, 'roadGraph' | 'osmFile' | 'citySeed' | 'dataDir'>,
+  logger?: Logger,
+): Promise<{ file: string; description: string }> {
+  if (config.roadGraph) {
+    if (!existsSync(config.roadGraph)) {
+      throw new Error(`TRIPS_ROAD_GRAPH ${config.roadGraph} does not exist (build one with npx trips roads build)`);
+    }
+    return { file: config.roadGraph, description: `road graph ${config.roadGraph}` };
+  }
+  const dir = path.join(config.dataDir, 'roads');
+  mkdirSync(dir, { recursive: true });
+  if (config.osmFile) {
+    if (!existsSync(config.osmFile)) throw new Error(`TRIPS_OSM_FILE ${config.osmFile} does not exist`);
+    const name = path.basename(config.osmFile).replace(/\.(osm\.pbf|pbf|osm\.gz|osm)$/i, '');
+    const file = path.join(dir, `${name}.graph`);
+    if (!existsSync(file) || statSync(file).mtimeMs < statSync(config.osmFile).mtimeMs) {
+      logger?.info({ osmFile: config.osmFile }, 'building the road graph from the OSM extract');
+      const graph = await buildGraphFromOsm(config.osmFile);
+      writeAtomically(file, (tmp) => writeGraph(graph, tmp));
+    }
+    return { file, description: `road graph of ${path.basename(config.osmFile)}` };
+  }
+  const file = path.join(dir, `synthetic-city-${config.citySeed}.graph`);
+  if (!existsSync(file)) {
+    writeAtomically(file, (tmp) => writeGraph(generateCity({ seed: config.citySeed }), tmp));
+  }
+  return { file, description: `synthetic city (seed ${config.citySeed})` };
+}
+
+function writeAtomically(file: string, write: (tmp: string) => void): void {
+  const tmp = `${file}.${process.pid}.tmp`;
+  write(tmp);
+  renameSync(tmp, file);
+}
