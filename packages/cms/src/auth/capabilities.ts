@@ -184,7 +184,14 @@ export class Capabilities {
       if (['publish', 'future'].includes(post.status)) caps.push(type.cap.delete_published_posts);
       else if (post.status === 'private') caps.push(type.cap.delete_private_posts);
     }
+    if (await this.isPrivacyPolicyPage(post.id)) caps.push('manage_options');
     return caps;
+  }
+
+  /** The privacy policy page also needs manage_privacy_options (mapped to manage_options). */
+  private async isPrivacyPolicyPage(postId: number): Promise<boolean> {
+    const page = Number((await this.deps.option('page_for_privacy_policy')) ?? 0);
+    return page > 0 && page === postId;
   }
 
   private async mapEditPost(userId: number, id: unknown): Promise<string[]> {
@@ -207,6 +214,7 @@ export class Capabilities {
       if (['publish', 'future'].includes(post.status)) caps.push(type.cap.edit_published_posts);
       else if (post.status === 'private') caps.push(type.cap.edit_private_posts);
     }
+    if (await this.isPrivacyPolicyPage(post.id)) caps.push('manage_options');
     return caps;
   }
 
