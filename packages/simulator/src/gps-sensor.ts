@@ -18,6 +18,11 @@ export interface GpsOptions {
   correlationS: number;
   /** Standard deviation of the Doppler speed, m/s (default 0.15). */
   speedSigmaMps: number;
+  /**
+   * Correlation time of the speed and course errors, seconds (default 2): receivers filter their velocity, so at
+   * 10 Hz consecutive errors are nearly equal instead of independent.
+   */
+  velocityCorrelationS: number;
   /** Probability that a fix is an outlier (a jump of 50-300 m), default 0 (off). */
   outlierRate: number;
 }
@@ -27,6 +32,7 @@ export const DEFAULT_GPS: Readonly<GpsOptions> = Object.freeze({
   sigmaM: 4,
   correlationS: 30,
   speedSigmaMps: 0.15,
+  velocityCorrelationS: 2,
   outlierRate: 0,
 });
 
@@ -67,6 +73,9 @@ export function synthesizeGps(
   const sigma = options.sigmaM;
   let ex = noise.gaussian(0, sigma);
   let ey = noise.gaussian(0, sigma);
+  const velocity = rng.fork('velocity');
+  let speedErr = velocity.normal();
+  let courseErr = velocity.normal();
   let lastT = 0;
   for (const t of sampleTimesMs(startMs, kin.durationS, options.hz)) {
     const tS = (t - startMs) / 1000;
@@ -74,6 +83,11 @@ export function synthesizeGps(
     const innovation = sigma * Math.sqrt(1 - phi * phi);
     ex = phi * ex + innovation * noise.normal();
     ey = phi * ey + innovation * noise.normal();
+    // Unit-variance AR(1) states for speed and course, scaled below.
+    const psi = Math.exp(-(tS - lastT) / Math.max(options.velocityCorrelationS, 1e-3));
+    const kick = Math.sqrt(1 - psi * psi);
+    speedErr = psi * speedErr + kick * velocity.normal();
+    courseErr = psi * courseErr + kick * velocity.normal();
     lastT = tS;
     // The receiver's own accuracy estimate tracks the true error level loosely.
     const accuracyM = sigma * (1.2 + 0.3 * Math.abs(noise.normal()));
@@ -88,8 +102,7 @@ export function synthesizeGps(
       y += jumpM * Math.sin(jumpDir);
     }
     const [lon, lat] = toLonLat(path, x, y);
-    const speed = Math.max(0, motion.speedMps + options.speedSigmaMps * noise.normal());
-    const courseNoiseDeg = noise.normal();
+    const speed = Math.max(0, motion.speedMps + options.speedSigmaMps * speedErr);
     const sample: GpsSample = {
       type: 'gps',
       t,
@@ -101,7 +114,7 @@ export function synthesizeGps(
     if (motion.speedMps >= 1) {
       // Course noise grows as speed falls: the Doppler velocity vector gets short relative to its error.
       const sdDeg = Math.min(20, (Math.atan2(options.speedSigmaMps, motion.speedMps) * 180) / Math.PI + 0.3);
-      let course = compassDeg(motion.headingRad) + sdDeg * courseNoiseDeg;
+      let course = compassDeg(motion.headingRad) + sdDeg * courseErr;
       course = ((course % 360) + 360) % 360;
       const rounded = round(course, 1);
       sample.headingDeg = rounded >= 360 ? 0 : rounded;
