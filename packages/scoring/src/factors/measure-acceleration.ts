@@ -12,6 +12,7 @@ import {
   sharePct,
   softCount,
   sustainedPeak,
+  Values,
 } from './measure-util.ts';
 
 const ACCEL = ['harsh_acceleration'];
@@ -59,7 +60,7 @@ export const ACCELERATION_MEASURES: Record<string, Measurer> = {
     return { value };
   },
   accelerationP95: (d) => {
-    const values: number[] = [];
+    const values = new Values();
     if (d.imu?.available) {
       const long = d.imu.longMps2;
       for (let k = 0; k < long.length; k++) if (d.moving[secondOfBin(k)] && long[k]! > 0.5) values.push(long[k]!);
@@ -76,7 +77,7 @@ export const ACCELERATION_MEASURES: Record<string, Measurer> = {
   },
   accelerationOnsetJerk: (d) => {
     const long = d.imu!.longMps2;
-    const values: number[] = [];
+    const values = new Values();
     for (let k = 1; k < long.length - 1; k++) {
       if (!d.moving[secondOfBin(k)] || !(long[k]! > 0.5)) continue;
       const jerk = (long[k + 1]! - long[k - 1]!) / 0.2;
@@ -113,7 +114,7 @@ export const ACCELERATION_MEASURES: Record<string, Measurer> = {
     // 30 s centred moving average of speed, via prefix sums.
     const prefix = new Float64Array(n + 1);
     for (let i = 0; i < n; i++) prefix[i + 1] = prefix[i]! + (Number.isFinite(d.speedKmh[i]!) ? d.speedKmh[i]! : 0);
-    const values: number[] = [];
+    const values = new Values();
     for (let i = 0; i < n; i++) {
       const v = d.speedKmh[i]!;
       if (!(v > 50) || d.track.gap[i] || !Number.isFinite(a[i]!)) continue;
@@ -123,10 +124,11 @@ export const ACCELERATION_MEASURES: Record<string, Measurer> = {
       if (Math.abs(v - avg) <= 0.1 * avg) values.push(a[i]!);
     }
     if (values.length < 60) return { unavailable: 'less than 60 s of steady cruising above 50 km/h' };
-    const m = mean(values);
+    const view = values.view();
+    const m = mean(view);
     let s = 0;
-    for (const v of values) s += (v - m) ** 2;
-    return { value: Math.sqrt(s / values.length) };
+    for (const v of view) s += (v - m) ** 2;
+    return { value: Math.sqrt(s / view.length) };
   },
   stopGoCycleRate: (d) => {
     // A cycle: speed rises by 8 km/h from a low, then falls by 8 km/h from the following high, all below
@@ -176,7 +178,7 @@ export const ACCELERATION_MEASURES: Record<string, Measurer> = {
   },
   mergeAccelerationIntensity: (d) => {
     const a = accelPerSecond(d);
-    const values: number[] = [];
+    const values = new Values();
     for (let i = 0; i < d.track.n; i++) {
       const e = d.road.edge[i]!;
       const info = e >= 0 ? d.road.edges.get(e) : undefined;

@@ -10,6 +10,7 @@ import {
   sharePct,
   softCount,
   sustainedPeak,
+  Values,
 } from './measure-util.ts';
 
 const BRAKING = ['harsh_braking'];
@@ -59,7 +60,7 @@ export const BRAKING_MEASURES: Record<string, Measurer> = {
     return { value, eventIds: top };
   },
   decelerationP95: (d) => {
-    const values: number[] = [];
+    const values = new Values();
     if (d.imu?.available) {
       const long = d.imu.longMps2;
       for (let k = 0; k < long.length; k++) if (d.moving[secondOfBin(k)] && -long[k]! > 0.5) values.push(-long[k]!);
@@ -71,7 +72,7 @@ export const BRAKING_MEASURES: Record<string, Measurer> = {
   },
   brakingOnsetJerk: (d) => {
     const long = d.imu!.longMps2;
-    const values: number[] = [];
+    const values = new Values();
     for (let k = 1; k < long.length - 1; k++) {
       if (!d.moving[secondOfBin(k)] || !(long[k]! < -0.5)) continue;
       const jerk = (long[k + 1]! - long[k - 1]!) / 0.2;

@@ -1,5 +1,5 @@
 import { angleDiffDeg } from '../geo.ts';
-import { eventIdsOf, type TripData } from '../score/trip-data.ts';
+import { eventIdsOf, memo, type TripData } from '../score/trip-data.ts';
 import { CORNERING_MIN_KMH, SEVERE_CORNERING_MPS2 } from '../thresholds.ts';
 import {
   countBinEpisodes,
@@ -11,6 +11,7 @@ import {
   sharePct,
   softCount,
   sustainedPeak,
+  Values,
 } from './measure-util.ts';
 
 const CORNERING = ['harsh_cornering'];
@@ -42,7 +43,11 @@ interface Turn {
 
 /** Turns of more than `minDeg` within `windowS` while moving, non-overlapping, strongest window first. */
 function findTurns(d: TripData, windowS: number, minDeg: number): Turn[] {
-  const h = unwrappedHeading(d);
+  return memo(d, `turns:${windowS}:${minDeg}`, () => computeTurns(d, windowS, minDeg));
+}
+
+function computeTurns(d: TripData, windowS: number, minDeg: number): Turn[] {
+  const h = memo(d, 'unwrappedHeading', () => unwrappedHeading(d));
   const n = d.track.n;
   const turns: Turn[] = [];
   let i = 0;
@@ -75,9 +80,9 @@ function findTurns(d: TripData, windowS: number, minDeg: number): Turn[] {
   return turns;
 }
 
-function lateralJerks(d: TripData, minKmh: number, where: (i: number) => boolean = () => true): number[] {
+function lateralJerks(d: TripData, minKmh: number, where: (i: number) => boolean = () => true): Values {
   const lat = d.imu!.latMps2;
-  const values: number[] = [];
+  const values = new Values();
   for (let k = 1; k < lat.length - 1; k++) {
     const i = secondOfBin(k);
     if (!(d.speedKmh[i]! > minKmh) || !where(i)) continue;
@@ -120,7 +125,7 @@ export const CORNERING_MEASURES: Record<string, Measurer> = {
     return { value };
   },
   lateralAccelerationP95: (d) => {
-    const values: number[] = [];
+    const values = new Values();
     if (d.imu?.available) {
       const lat = d.imu.latMps2;
       for (let k = 0; k < lat.length; k++) {
@@ -159,7 +164,7 @@ export const CORNERING_MEASURES: Record<string, Measurer> = {
     return { value: sharePct(over, total) };
   },
   yawRateP95: (d) => {
-    const values: number[] = [];
+    const values = new Values();
     if (d.imu?.gyroAvailable) {
       const yaw = d.imu.yawRateDps;
       for (let k = 0; k < yaw.length; k++)

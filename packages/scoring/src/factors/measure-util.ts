@@ -1,4 +1,4 @@
-import type { TripData } from '../score/trip-data.ts';
+import { memo, type TripData } from '../score/trip-data.ts';
 
 /** A factor's raw value with the events behind it, or why it could not be computed. */
 export type Measurement = { value: number; eventIds?: string[] } | { unavailable: string };
@@ -24,15 +24,63 @@ export function sharePct(part: number, whole: number): number {
   return whole > 0 ? (100 * part) / whole : 0;
 }
 
-/** The p-th percentile (0-100) of values, by linear interpolation; 0 for no values. */
-export function percentile(values: ArrayLike<number>, p: number): number {
+/** A growable list of numbers in a typed array: the percentile factors collect tens of thousands. */
+export class Values {
+  private data = new Float64Array(1024);
+  length = 0;
+  push(v: number): void {
+    if (this.length === this.data.length) {
+      const next = new Float64Array(this.data.length * 2);
+      next.set(this.data);
+      this.data = next;
+    }
+    this.data[this.length++] = v;
+  }
+  /** The live values (a view; valid until the next push). */
+  view(): Float64Array {
+    return this.data.subarray(0, this.length);
+  }
+}
+
+/** Rearranges a so that a[k] is the k-th smallest (Hoare's selection, expected linear time). */
+function select(a: Float64Array, k: number): number {
+  let lo = 0;
+  let hi = a.length - 1;
+  while (lo < hi) {
+    const pivot = a[(lo + hi) >>> 1]!;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (a[i]! < pivot) i++;
+      while (a[j]! > pivot) j--;
+      if (i <= j) {
+        const tmp = a[i]!;
+        a[i] = a[j]!;
+        a[j] = tmp;
+        i++;
+        j--;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else break;
+  }
+  return a[k]!;
+}
+
+/** The p-th percentile (0-100) of values, by linear interpolation between ranks; 0 for no values. */
+export function percentile(values: ArrayLike<number> | Values, p: number): number {
   const n = values.length;
   if (n === 0) return 0;
-  const sorted = Float64Array.from(values).sort();
+  const a = values instanceof Values ? values.view() : Float64Array.from(values);
   const rank = (p / 100) * (n - 1);
   const lo = Math.floor(rank);
-  const hi = Math.min(n - 1, lo + 1);
-  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (rank - lo);
+  const low = select(a, lo);
+  if (lo + 1 >= n || rank === lo) return low;
+  // The next order statistic is the smallest value above position lo after selection.
+  let high = Number.POSITIVE_INFINITY;
+  for (let i = lo + 1; i < n; i++) if (a[i]! < high) high = a[i]!;
+  return low + (high - low) * (rank - lo);
 }
 
 export function mean(values: ArrayLike<number>): number {
@@ -51,6 +99,10 @@ export function secondOfBin(k: number): number {
  * (or OBD) speed's central difference. NaN where unknown.
  */
 export function accelPerSecond(d: TripData): Float64Array {
+  return memo(d, 'accelPerSecond', () => computeAccelPerSecond(d));
+}
+
+function computeAccelPerSecond(d: TripData): Float64Array {
   const n = d.track.n;
   if (!d.imu?.available) return d.track.accelMps2;
   const out = new Float64Array(n).fill(Number.NaN);

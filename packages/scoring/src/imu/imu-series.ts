@@ -1,4 +1,4 @@
-import type { Sample } from '../telemetry.ts';
+import type { VectorStream } from '../streams.ts';
 import { G_MPS2 } from '../thresholds.ts';
 import type { Track } from '../track/track.ts';
 import { alignSegment, findMountSegments, type MountSegment } from './imu-align.ts';
@@ -48,7 +48,7 @@ interface Axes {
   z: Float64Array;
 }
 
-function binAxes(samples: readonly Sample[], type: 'accel' | 'gyro', t0Ms: number, n: number, peak?: Float64Array) {
+function binAxes(stream: VectorStream, t0Ms: number, n: number, peak?: Float64Array) {
   const axes: Axes = {
     count: new Uint16Array(n),
     x: new Float64Array(n),
@@ -56,18 +56,30 @@ function binAxes(samples: readonly Sample[], type: 'accel' | 'gyro', t0Ms: numbe
     z: new Float64Array(n),
   };
   let total = 0;
-  for (const s of samples) {
-    if (s.type !== type) continue;
-    const k = Math.floor((s.t - t0Ms) / IMU_BIN_MS);
-    if (k < 0 || k >= n) continue;
-    if (!Number.isFinite(s.x) || !Number.isFinite(s.y) || !Number.isFinite(s.z)) continue;
-    axes.count[k] = Math.min(65535, axes.count[k]! + 1);
-    axes.x[k] = axes.x[k]! + s.x;
-    axes.y[k] = axes.y[k]! + s.y;
-    axes.z[k] = axes.z[k]! + s.z;
+  const endMs = t0Ms + n * IMU_BIN_MS;
+  // The stream is in time order: find the first sample of the trip by bisection, stop after its end.
+  let lo = 0;
+  let hi = stream.n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (stream.t[mid]! < t0Ms) lo = mid + 1;
+    else hi = mid;
+  }
+  const { t, x, y, z } = stream;
+  for (let i = lo; i < stream.n; i++) {
+    const ti = t[i]!;
+    if (ti >= endMs) break;
+    const k = ((ti - t0Ms) / IMU_BIN_MS) | 0;
+    const xi = x[i]!;
+    const yi = y[i]!;
+    const zi = z[i]!;
+    axes.count[k] = axes.count[k]! + 1;
+    axes.x[k] = axes.x[k]! + xi;
+    axes.y[k] = axes.y[k]! + yi;
+    axes.z[k] = axes.z[k]! + zi;
     if (peak) {
-      const dyn = Math.hypot(s.x, s.y, s.z) - G_MPS2;
-      if (dyn > peak[k]!) peak[k] = dyn;
+      const dyn = Math.sqrt(xi * xi + yi * yi + zi * zi) - G_MPS2;
+      if (!(dyn <= peak[k]!)) peak[k] = dyn;
     }
     total++;
   }
@@ -106,14 +118,17 @@ function fillShortHoles(axes: Axes, maxBins: number): void {
 }
 
 /** Builds the vehicle-frame IMU series of a trip, aligning a device-frame IMU against the GPS track. */
-export function buildImuSeries(samples: readonly Sample[], track: Track, frame: 'vehicle' | 'device'): ImuSeries {
+export function buildImuSeries(
+  streams: { accel: VectorStream; gyro: VectorStream },
+  track: Track,
+  frame: 'vehicle' | 'device',
+): ImuSeries {
   const n = track.n * BINS_PER_S;
   const t0Ms = track.t0Ms - IMU_BIN_MS * (BINS_PER_S / 2);
+  // NaN until a sample lands in the bin (the binning keeps the larger of NaN and a value).
   const peakDynamicMps2 = new Float64Array(n).fill(Number.NaN);
-  for (let k = 0; k < n; k++) peakDynamicMps2[k] = Number.NEGATIVE_INFINITY;
-  const accel = binAxes(samples, 'accel', t0Ms, n, peakDynamicMps2);
-  const gyro = binAxes(samples, 'gyro', t0Ms, n);
-  for (let k = 0; k < n; k++) if (peakDynamicMps2[k] === Number.NEGATIVE_INFINITY) peakDynamicMps2[k] = Number.NaN;
+  const accel = binAxes(streams.accel, t0Ms, n, peakDynamicMps2);
+  const gyro = binAxes(streams.gyro, t0Ms, n);
   const series: ImuSeries = {
     available: false,
     gyroAvailable: false,
@@ -128,7 +143,6 @@ export function buildImuSeries(samples: readonly Sample[], track: Track, frame: 
   };
   if (accel.total < 10 * track.n * 0.5 || track.n < 10) {
     // Less than ~5 Hz on average over the trip: too sparse for 0.3 s events.
-    series.alignment.method = accel.total === 0 ? 'failed' : 'failed';
     return series;
   }
   const hasGyro = gyro.total >= 10 * track.n * 0.5;

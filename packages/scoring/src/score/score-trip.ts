@@ -10,7 +10,8 @@ import { buildImuSeries, type ImuSeries } from '../imu/imu-series.ts';
 import { buildPhoneTimeline } from '../phone/phone-state.ts';
 import type { EventType, LonLat, ScoredTrip, TripEvent } from '../result.ts';
 import { buildRoadContext, unmatchedContext } from '../roads/road-context.ts';
-import type { MachineType, ObdSample, Sample, TelemetryBatch } from '../telemetry.ts';
+import { splitStreams } from '../streams.ts';
+import type { MachineType, Sample, TelemetryBatch } from '../telemetry.ts';
 import { MIN_TRIP_DISTANCE_M, MIN_TRIP_MOVING_S, NIGHT_END_H, NIGHT_START_H } from '../thresholds.ts';
 import { inHourWindow, localClock } from '../time/local-clock.ts';
 import { sunElevationDeg } from '../time/solar.ts';
@@ -63,11 +64,6 @@ const EVENT_ORDER: EventType[] = [
   'continuous_driving',
 ];
 
-function isSorted(samples: readonly Sample[]): boolean {
-  for (let i = 1; i < samples.length; i++) if (samples[i]!.t < samples[i - 1]!.t) return false;
-  return true;
-}
-
 /**
  * Scores one trip: the samples (or batch) of a single trip, from the first movement to the last. Idle time
  * before and after is trimmed. Throws TripNotScorableError when there is no GPS, no movement, or the trip
@@ -76,12 +72,12 @@ function isSorted(samples: readonly Sample[]): boolean {
 export function scoreTrip(input: TelemetryBatch | readonly Sample[], options: ScoreOptions = {}): ScoredTrip {
   const batch = Array.isArray(input) ? undefined : (input as TelemetryBatch);
   const raw = batch ? batch.samples : (input as readonly Sample[]);
-  const samples = isSorted(raw) ? raw : [...raw].sort((a, b) => a.t - b.t);
+  const streams = splitStreams(raw);
   const machineType = options.machineType ?? batch?.machineType;
   const imuFrame = options.imuFrame ?? batch?.imuFrame ?? 'device';
-  const obd = samples.filter((s): s is ObdSample => s.type === 'obd');
+  const { obd } = streams;
 
-  const gps = cleanGps(samples);
+  const gps = cleanGps(streams.gps);
   if (gps.count < 2)
     throw new TripNotScorableError('no_gps', `the trip has ${gps.count} usable GPS fixes; 2 or more are needed`);
   const full = buildTrack(gps, { obd });
@@ -97,11 +93,10 @@ export function scoreTrip(input: TelemetryBatch | readonly Sample[], options: Sc
     );
   }
 
-  const hasAccel = samples.some((s) => s.type === 'accel');
-  const imu: ImuSeries | null = hasAccel ? buildImuSeries(samples, track, imuFrame) : null;
+  const imu: ImuSeries | null = streams.accel.n > 0 ? buildImuSeries(streams, track, imuFrame) : null;
   const road = options.graph ? buildRoadContext(options.graph, track, options.matchOptions) : unmatchedContext(track.n);
   const phoneMonitored = options.phoneMonitored ?? batch?.phoneMonitored ?? false;
-  const phone = buildPhoneTimeline(samples, track.t0Ms, track.n, phoneMonitored);
+  const phone = buildPhoneTimeline(streams.phone, track.t0Ms, track.n, phoneMonitored);
   const midLon = track.lon[Math.floor(track.n / 2)]!;
   const midLat = track.lat[Math.floor(track.n / 2)]!;
   const clock = localClock(options.timeZone ?? batch?.timeZone ?? zoneOfPosition(midLon, midLat), midLon);
@@ -175,6 +170,7 @@ export function scoreTrip(input: TelemetryBatch | readonly Sample[], options: Sc
     context,
     ...motion,
     sensors,
+    memo: new Map(),
   };
   const scores = assembleScores(data);
   return buildResult(data, scores, gps.report, clock.zone, phoneMonitored || phone.available);

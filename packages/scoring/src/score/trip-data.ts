@@ -49,6 +49,18 @@ export interface TripData {
   distanceM: number;
   stops: Stop[];
   sensors: Record<Need, boolean>;
+  /** Derived series several factors share, computed once on first use (see `memo`). */
+  memo: Map<string, unknown>;
+}
+
+/** Computes a derived value once per trip. */
+export function memo<T>(d: TripData, key: string, compute: () => T): T {
+  let value = d.memo.get(key) as T | undefined;
+  if (value === undefined) {
+    value = compute();
+    d.memo.set(key, value);
+  }
+  return value;
 }
 
 /** Ids of the events of given types (optionally filtered). */
