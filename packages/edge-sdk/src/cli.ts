@@ -26,8 +26,7 @@ function tripLine(trip: TripStatus): string {
 const program = new Command()
   .name('edge-sdk')
   .description('The in-vehicle SDK: replay recorded traces as if live, inspect a buffer file')
-  .version(EDGE_SDK_VERSION)
-  .showHelpAfterError();
+  .version(EDGE_SDK_VERSION);
 
 program
   .command('replay')

@@ -78,6 +78,8 @@ export async function replayTraces(options: ReplayOptions): Promise<ReplayResult
     ['tripStarted', 'tripEnded', 'tripDiscarded', 'tripSent', 'tripFailed', 'uploadRetry'] as const
   ).map((type) => sdk.on(type, (event) => progress(describeEvent(event))));
 
+  // A rerun on a kept buffer (say, after fixing the ingest key) gives the trips that failed another chance.
+  sdk.retry();
   let samples = 0;
   let resumedPast = 0;
   let result: ReplayResult;

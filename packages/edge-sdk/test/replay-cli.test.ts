@@ -1,0 +1,158 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { drive } from './drive.ts';
+import { FakeIngestServer } from './fake-ingest-server.ts';
+
+const BIN = fileURLToPath(new URL('../bin/edge-sdk.js', import.meta.url));
+const TRACES = fileURLToPath(new URL('../../../../shared/data/traces/', import.meta.url));
+const MUNICH = path.join(TRACES, 'munich-x0001-001.json');
+const ANDORRA_GPX = path.join(TRACES, 'andorra-route.gpx');
+const T0 = Date.UTC(2025, 5, 5, 17);
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function cli(args: string[]): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { timeout: 60_000 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe('edge-sdk replay', () => {
+  let dir: string;
+  let server: FakeIngestServer;
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'edge-sdk-cli-'));
+    server = await FakeIngestServer.start();
+  });
+  afterAll(async () => {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('replays a telemetry NDJSON file with its header into trips the server receives once each', async () => {
+    const samples = drive({
+      startMs: T0,
+      legs: [{ stop: 5 }, { move: 150, speedKmh: 45 }, { stop: 310 }, { move: 140, speedKmh: 35 }, { stop: 20 }],
+      accelHz: 1,
+    }).map((s) => (s.type === 'accel' ? { ...s, t: s.t + 500 } : s));
+    const header = { type: 'header', vehicle: 'HD-ND 42', driverId: 'drv-nd' };
+    const file = path.join(dir, 'drive.ndjson.gz');
+    writeFileSync(file, gzipSync([header, ...samples].map((l) => JSON.stringify(l)).join('\n')));
+
+    const before = server.trips.size;
+    const run = await cli(['replay', file, '--endpoint', server.url, '--key', 'test-key-1', '--no-delay']);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`${samples.length} samples replayed; 2 of 2 trips delivered`);
+    const stored = server.storedTrips().slice(before);
+    expect(stored).toHaveLength(2);
+    expect(stored.map((t) => t.batch.vehicle)).toEqual(['HD-ND 42', 'HD-ND 42']);
+    expect(stored.map((t) => t.batch.driverId)).toEqual(['drv-nd', 'drv-nd']);
+    expect(stored[0]?.batch.samples.some((s) => s.type === 'accel')).toBe(true);
+  });
+
+  it('plays a trace in scaled real time with --speed', async () => {
+    const samples = drive({ startMs: T0 + 86_400_000, legs: [{ move: 130, speedKmh: 40 }] });
+    const file = path.join(dir, 'short.ndjson');
+    writeFileSync(file, samples.map((s) => JSON.stringify(s)).join('\n'));
+    const run = await cli(['replay', file, '--endpoint', server.url, '--key', 'test-key-1', '--speed', '100']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('1 of 1 trips delivered');
+  });
+
+  it.skipIf(!existsSync(MUNICH))(
+    'replays the recorded Munich drive (1 Hz, 20 min) as one trip (needs ../shared/data)',
+    async () => {
+      const before = server.trips.size;
+      const run = await cli([
+        'replay',
+        MUNICH,
+        '--endpoint',
+        server.url,
+        '--key',
+        'test-key-1',
+        '--vehicle',
+        'M-X 1',
+        '--no-delay',
+      ]);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(/13\.\d\d km/);
+      const [trip] = server.storedTrips().slice(before);
+      expect(trip?.batch).toMatchObject({ vehicle: 'M-X 1' });
+      expect(trip?.batch.samples).toHaveLength(1194);
+    },
+  );
+
+  it.skipIf(!existsSync(ANDORRA_GPX))(
+    'refuses a GPX route without times in one line on stderr (needs ../shared/data)',
+    async () => {
+      const run = await cli(['replay', ANDORRA_GPX, '--endpoint', server.url, '--key', 'test-key-1', '--no-delay']);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe(`edge-sdk: ${ANDORRA_GPX}: point 0 has no time; a replay needs timestamped fixes\n`);
+    },
+  );
+
+  it('keeps the buffer when the server refuses the key, and delivers on a rerun with --storage', async () => {
+    const samples = drive({ startMs: T0 + 2 * 86_400_000, legs: [{ move: 130, speedKmh: 40 }] });
+    const file = path.join(dir, 'refused.ndjson');
+    writeFileSync(file, samples.map((s) => JSON.stringify(s)).join('\n'));
+    const storage = path.join(dir, 'kept.db');
+
+    const refused = await cli([
+      'replay',
+      file,
+      '--endpoint',
+      server.url,
+      '--key',
+      'wrong-key',
+      '--no-delay',
+      '--storage',
+      storage,
+    ]);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain('reason: HTTP 401: missing or unknown ingest key');
+    expect(refused.stderr).toBe(
+      `edge-sdk: 1 of 1 trips not delivered; buffer kept at ${storage} (rerun with --storage to resume)\n`,
+    );
+
+    const rerun = await cli([
+      'replay',
+      file,
+      '--endpoint',
+      server.url,
+      '--key',
+      'test-key-1',
+      '--no-delay',
+      '--storage',
+      storage,
+    ]);
+    expect(rerun.code).toBe(0);
+    expect(rerun.stdout).toContain(`0 samples replayed, ${samples.length} already recorded; 1 of 1 trips delivered`);
+
+    const status = await cli(['status', storage]);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toMatch(/ sent .*server trip_/);
+  });
+
+  it('rejects bad arguments with one line on stderr', async () => {
+    const missingKey = await cli(['replay', 'x.ndjson', '--endpoint', server.url]);
+    expect(missingKey.code).toBe(1);
+    expect(missingKey.stderr).toBe('edge-sdk: an ingest key is required: --key <key> or EDGE_SDK_INGEST_KEY\n');
+    const badSpeed = await cli(['replay', 'x.ndjson', '--endpoint', server.url, '--key', 'k', '--speed', '0']);
+    expect(badSpeed.code).not.toBe(0);
+    const badFile = await cli(['replay', path.join(dir, 'nope.ndjson'), '--endpoint', server.url, '--key', 'k']);
+    expect(badFile.stderr).toBe(`edge-sdk: ${path.join(dir, 'nope.ndjson')}: cannot read (ENOENT)\n`);
+  });
+});
