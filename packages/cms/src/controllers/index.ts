@@ -2,10 +2,8 @@
  * The modules that make up the CMS, in registration order. Each module adds its routes, providers,
  * migrations and seed data (see ../module.ts). Add ONE line per module.
  */
+import { contentModule } from '../content/module.ts';
 import type { CmsModule } from '../module.ts';
 import { coreModule } from './core-module.ts';
 
-export const modules: CmsModule[] = [
-  coreModule,
-  // part B: content (posts, pages, revisions, autosaves) — e.g. `contentModule,` imported from '../content/module.ts'
-];
+export const modules: CmsModule[] = [coreModule, contentModule];

@@ -165,9 +165,9 @@ export class UsersController extends RestController {
           properties: {
             persisted_preferences: {
               type: 'object',
-              context: ['edit'],
               description: '',
               default: [],
+              context: ['edit'],
               properties: {
                 _modified: {
                   description: 'The date and time the preferences were updated.',
