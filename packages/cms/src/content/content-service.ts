@@ -124,58 +124,76 @@ export class ContentService {
   /** wp_trash_post(): the post goes to the trash (its slug freed, its status remembered). */
   async trash(id: number, actorId: number): Promise<Post> {
     const settings = await this.settings();
-    return withTransaction(this.db, async (trx) => {
-      const post = await this.repo.findById(id, trx);
-      if (!post) throw new ContentError('invalid_post', 'Invalid post ID.', 404);
-      if (post.status === 'trash')
-        throw new ContentError('rest_already_trashed', 'The post has already been deleted.', 410);
-      await this.#resetFrontPageSettings(trx, post, settings);
-      await this.repo.setMeta(id, '_wp_trash_meta_status', post.status, trx);
-      await this.repo.setMeta(id, '_wp_trash_meta_time', Math.floor(this.now().getTime() / 1000), trx);
-      const saved = await this.#save(
-        trx,
-        post,
-        post.type,
-        { status: 'trash' },
-        { actorId, canPublish: true },
-        settings,
-      );
-      return saved;
-    });
+    return withTransaction(this.db, (trx) => this.trashWithin(trx, id, actorId, settings));
+  }
+
+  /** wp_trash_post() inside a caller's transaction. */
+  async trashWithin(trx: Db, id: number, actorId: number, settings: ContentSettings): Promise<Post> {
+    const post = await this.repo.findById(id, trx);
+    if (!post) throw new ContentError('invalid_post', 'Invalid post ID.', 404);
+    if (post.status === 'trash')
+      throw new ContentError('rest_already_trashed', 'The post has already been deleted.', 410);
+    await this.#resetFrontPageSettings(trx, post, settings);
+    await this.repo.setMeta(id, '_wp_trash_meta_status', post.status, trx);
+    await this.repo.setMeta(id, '_wp_trash_meta_time', Math.floor(this.now().getTime() / 1000), trx);
+    return this.#save(trx, post, post.type, { status: 'trash' }, { actorId, canPublish: true }, settings);
   }
 
   /** wp_delete_post( $id, true ): the post, its revisions and meta go; children move up. */
   async delete(id: number): Promise<void> {
     const settings = await this.settings();
-    await withTransaction(this.db, async (trx) => {
-      const post = await this.repo.findById(id, trx);
-      if (!post) return;
-      await this.#resetFrontPageSettings(trx, post, settings);
-      const termIds = await this.repo.termIdsOf(id, trx);
-      if (getPostType(post.type)?.hierarchical) {
-        await trx
-          .updateTable('posts')
-          .set({ parent_id: post.parentId })
-          .where('parent_id', '=', id)
-          .where('type', '=', post.type)
-          .execute();
-      }
-      const revisions = await trx
-        .selectFrom('posts')
-        .select('id')
-        .where('parent_id', '=', id)
-        .where('type', '=', 'revision')
-        .execute();
-      for (const r of revisions) await this.repo.delete(Number(r.id), trx);
+    await withTransaction(this.db, (trx) => this.deleteWithin(trx, id, settings));
+  }
+
+  /** wp_delete_post( $id, true ) inside a caller's transaction. */
+  async deleteWithin(trx: Db, id: number, settings: ContentSettings): Promise<void> {
+    const post = await this.repo.findById(id, trx);
+    if (!post) return;
+    await this.#resetFrontPageSettings(trx, post, settings);
+    const termIds = await this.repo.termIdsOf(id, trx);
+    if (getPostType(post.type)?.hierarchical) {
       await trx
         .updateTable('posts')
         .set({ parent_id: post.parentId })
         .where('parent_id', '=', id)
-        .where('type', '=', 'attachment')
+        .where('type', '=', post.type)
         .execute();
-      await this.repo.delete(id, trx);
-      await this.#recount(trx, termIds);
-    });
+    }
+    const revisions = await trx
+      .selectFrom('posts')
+      .select('id')
+      .where('parent_id', '=', id)
+      .where('type', '=', 'revision')
+      .execute();
+    for (const r of revisions) await this.repo.delete(Number(r.id), trx);
+    await trx
+      .updateTable('posts')
+      .set({ parent_id: post.parentId })
+      .where('parent_id', '=', id)
+      .where('type', '=', 'attachment')
+      .execute();
+    await this.repo.delete(id, trx);
+    await this.#recount(trx, termIds);
+  }
+
+  /**
+   * wp_delete_term()'s effect on posts: the term leaves every post; a post left without a category
+   * falls back to the default category.
+   */
+  async removeTermWithin(trx: Db, termId: number, settings: ContentSettings): Promise<void> {
+    const term = await trx.selectFrom('terms').select(['taxonomy']).where('id', '=', termId).executeTakeFirst();
+    const objects = (
+      await trx.selectFrom('term_relationships').select('object_id').where('term_id', '=', termId).execute()
+    ).map((r) => Number(r.object_id));
+    await trx.deleteFrom('term_relationships').where('term_id', '=', termId).execute();
+    if (term?.taxonomy !== 'category' || settings.defaultCategory <= 0 || settings.defaultCategory === termId) return;
+    for (const objectId of objects) {
+      const left = await this.repo.terms([objectId], trx);
+      if (!left.some((t) => t.taxonomy === 'category')) {
+        await this.repo.setTerms(objectId, 'category', [settings.defaultCategory], trx);
+      }
+    }
+    await this.#recount(trx, [settings.defaultCategory]);
   }
 
   /** Deletes a revision or autosave (wp_delete_post_revision). */
@@ -345,9 +363,25 @@ export class ContentService {
       if (!post) throw new ContentError('rest_post_invalid_id', 'Invalid post ID.', 404);
       const isDraft = post.status === 'draft' || post.status === 'auto-draft';
       if (isDraft && post.authorId === ctx.actorId) {
-        const saved = await this.#save(trx, post, post.type, write, { ...ctx, autosave: true }, settings);
-        await this.#afterSave(trx, saved, write, false, settings);
-        return (await this.repo.findById(saved.id, trx)) as Post;
+        // Only the post's own fields: the autosave endpoint does not touch terms, meta or stickiness.
+        const { title, content, excerpt, status, date, slug, authorId, password, parentId, menuOrder } = write;
+        const { commentStatus, pingStatus } = write;
+        const fields = {
+          title,
+          content,
+          excerpt,
+          status,
+          date,
+          slug,
+          authorId,
+          password,
+          parentId,
+          menuOrder,
+          commentStatus,
+          pingStatus,
+        };
+        const defined = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as PostWrite;
+        return this.#save(trx, post, post.type, defined, { ...ctx, autosave: true }, settings);
       }
       const old = await this.findAutosave(postId, ctx.actorId, trx);
       const fields = {

@@ -136,7 +136,10 @@ export class PostRepository {
     return rows.map((r) => toPost(r as PostRow));
   }
 
-  /** Revision counts and latest (non-autosave) revision id of several posts. */
+  /**
+   * wp_get_latest_revision_id_and_total_count() for several posts: how many revisions (autosaves
+   * included) each has, and the newest one's id.
+   */
   async revisionSummaries(
     parentIds: readonly number[],
     db: Db = this.db,
@@ -145,25 +148,24 @@ export class PostRepository {
     if (parentIds.length === 0) return out;
     const rows = await db
       .selectFrom('posts')
-      .select(['id', 'parent_id', 'slug', 'date_local'])
+      .select(['id', 'parent_id', 'date_local'])
       .where('parent_id', 'in', [...parentIds])
       .where('type', '=', 'revision')
       .where('status', '=', 'inherit')
       .execute();
-    const latest = new Map<number, { id: number; date: string }>();
+    const latestDate = new Map<number, string>();
     for (const r of rows) {
       const parent = Number(r.parent_id);
+      const id = Number(r.id);
       const entry = out.get(parent) ?? { count: 0, latestId: 0 };
       entry.count++;
-      out.set(parent, entry);
-      if (r.slug.includes(`${parent}-autosave`)) continue;
-      const best = latest.get(parent);
-      const id = Number(r.id);
-      if (!best || r.date_local > best.date || (r.date_local === best.date && id > best.id)) {
-        latest.set(parent, { id, date: r.date_local });
+      const best = latestDate.get(parent);
+      if (best === undefined || r.date_local > best || (r.date_local === best && id > entry.latestId)) {
+        entry.latestId = id;
+        latestDate.set(parent, r.date_local);
       }
+      out.set(parent, entry);
     }
-    for (const [parent, entry] of out) entry.latestId = latest.get(parent)?.id ?? 0;
     return out;
   }
 

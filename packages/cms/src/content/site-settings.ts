@@ -1,7 +1,9 @@
 /**
  * The site options the content module depends on, read together once per operation.
  */
-import type { OptionsRepository } from '../db/options-repository.ts';
+import type { Kysely } from 'kysely';
+import { DEFAULT_OPTIONS, type OptionsRepository } from '../db/options-repository.ts';
+import type { CmsDatabase } from '../db/schema.ts';
 import { type SiteTimeZone, siteTimeZone } from './dates.ts';
 import type { LinkSettings } from './permalinks.ts';
 
@@ -39,9 +41,34 @@ function asIds(value: unknown): number[] {
   return value.map((v) => Number(v)).filter((n) => Number.isSafeInteger(n) && n > 0);
 }
 
-/** Reads the content settings from the options. */
+/** Reads the content settings from the options (through the options cache). */
 export async function readContentSettings(options: OptionsRepository): Promise<ContentSettings> {
-  const o = await options.getMany(NAMES);
+  return settingsFrom(await options.getMany(NAMES));
+}
+
+/**
+ * Reads the content settings straight from the `options` table through `db` — for code already inside
+ * a transaction, which must not wait for the options cache's own connection.
+ */
+export async function readContentSettingsFrom(db: Kysely<CmsDatabase>): Promise<ContentSettings> {
+  const rows = await db
+    .selectFrom('options')
+    .select(['name', 'value'])
+    .where('name', 'in', [...NAMES])
+    .execute();
+  const o: Record<string, unknown> = {};
+  for (const name of NAMES) o[name] = DEFAULT_OPTIONS[name];
+  for (const row of rows) {
+    try {
+      o[row.name] = JSON.parse(row.value);
+    } catch {
+      o[row.name] = row.value;
+    }
+  }
+  return settingsFrom(o);
+}
+
+function settingsFrom(o: Record<string, unknown>): ContentSettings {
   const gmtOffset = Number(o.gmt_offset ?? 0);
   return {
     zone: siteTimeZone(o.timezone_string, o.gmt_offset),

@@ -1,0 +1,82 @@
+/**
+ * Rendered titles, contents and excerpts are cached per post version: rendering (blocks, typography,
+ * paragraphs) is the costliest part of a post response, and a post's rendering only changes when the
+ * post does (its `version` is bumped by every write) or when the site's rendering settings change
+ * (they are part of the key). Each node keeps its own cache, so several nodes stay correct.
+ */
+import type { Post } from './post.ts';
+import type { BlockRenderState, ContentRenderer } from './render/index.ts';
+
+/** A bounded map that forgets the least recently used entries. */
+export class LruCache<V> {
+  readonly #max: number;
+  readonly #map = new Map<string, V>();
+
+  constructor(max: number) {
+    this.#max = max;
+  }
+
+  get(key: string): V | undefined {
+    const value = this.#map.get(key);
+    if (value !== undefined) {
+      this.#map.delete(key);
+      this.#map.set(key, value);
+    }
+    return value;
+  }
+
+  set(key: string, value: V): void {
+    if (this.#map.has(key)) this.#map.delete(key);
+    this.#map.set(key, value);
+    if (this.#map.size > this.#max) {
+      const oldest = this.#map.keys().next().value;
+      if (oldest !== undefined) this.#map.delete(oldest);
+    }
+  }
+
+  get size(): number {
+    return this.#map.size;
+  }
+
+  clear(): void {
+    this.#map.clear();
+  }
+}
+
+/** A renderer that remembers its output per post version. */
+export class CachedRenderer {
+  readonly inner: ContentRenderer;
+  readonly #cache: LruCache<string>;
+  /** Part of every key: what else the output depends on (smilies on/off, site URL). */
+  readonly #flavour: string;
+
+  constructor(inner: ContentRenderer, flavour: string, maxEntries = 20_000) {
+    this.inner = inner;
+    this.#flavour = flavour;
+    this.#cache = new LruCache(maxEntries);
+  }
+
+  #memo(post: Post, kind: string, render: () => string): string {
+    // Posts without an id (previews) are never cached.
+    if (!post.id) return render();
+    const key = `${post.id}:${post.version}:${kind}:${this.#flavour}`;
+    let value = this.#cache.get(key);
+    if (value === undefined) {
+      value = render();
+      this.#cache.set(key, value);
+    }
+    return value;
+  }
+
+  title(post: Post): string {
+    return this.#memo(post, `t${post.status === 'private' ? 'p' : ''}`, () => this.inner.title(post));
+  }
+
+  content(post: Post, state?: BlockRenderState): string {
+    return this.#memo(post, 'c', () => this.inner.content(post.content, state));
+  }
+
+  excerpt(post: Post, excerptLength?: number, state?: BlockRenderState): string {
+    return this.#memo(post, `e${excerptLength ?? ''}`, () => this.inner.excerpt(post, excerptLength, state));
+  }
+}
