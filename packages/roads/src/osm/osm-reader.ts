@@ -48,6 +48,28 @@ export class OsmInputError extends Error {
   override name = 'OsmInputError';
 }
 
+/**
+ * The PBF parser throws from inside its stream callbacks on malformed data, which would escape as an uncaught
+ * exception and leave the reader waiting forever; turn those throws into stream errors.
+ */
+class SafeOsmTransform extends OSMTransform {
+  override _transform(chunk: Buffer, encoding: BufferEncoding, next: (error?: Error | null) => void): void {
+    try {
+      super._transform(chunk, encoding, next);
+    } catch (error) {
+      next(error as Error);
+    }
+  }
+
+  override _flush(callback: (error?: Error | null) => void): void {
+    try {
+      super._flush(callback);
+    } catch (error) {
+      callback(error as Error);
+    }
+  }
+}
+
 /** Detects the encoding from the first bytes (not the extension, which may lie). */
 export async function detectOsmFormat(file: string): Promise<OsmFormat> {
   let head: Buffer;
@@ -111,7 +133,7 @@ async function readPbf(file: string, onElement: (element: OsmElement) => void, o
   stream.on('data', (chunk) => {
     bytesRead += chunk.length;
   });
-  const parser = new OSMTransform({ withTags: true, withInfo: false });
+  const parser = new SafeOsmTransform({ withTags: true, withInfo: false });
   let count = 0;
   let last = 'the file header';
   const fail = (error: unknown): never => {

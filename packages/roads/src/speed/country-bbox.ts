@@ -12,7 +12,12 @@ import type { BBox } from '../types.ts';
  */
 export const COUNTRY_BBOXES: Readonly<Record<string, BBox | readonly BBox[]>> = {
   AD: [1.4, 42.42, 1.8, 42.66],
-  AT: [9.5, 46.35, 17.2, 49.05],
+  // Austria as three boxes so that Bavaria (Munich, Rosenheim) and South Tyrol (Bolzano) stay outside.
+  AT: [
+    [9.53, 46.85, 12.9, 47.6],
+    [12.9, 46.37, 17.17, 48.2],
+    [13.8, 48.2, 17.17, 49.02],
+  ],
   BE: [2.5, 49.45, 6.45, 51.55],
   BG: [22.3, 41.2, 28.65, 44.25],
   CH: [5.95, 45.8, 10.5, 47.85],
@@ -46,7 +51,10 @@ export const COUNTRY_BBOXES: Readonly<Record<string, BBox | readonly BBox[]>> = 
   RO: [20.25, 43.6, 29.75, 48.3],
   RU: [19.6, 41.15, 180, 82],
   SE: [10.95, 55.3, 24.2, 69.1],
-  SI: [13.35, 45.4, 16.65, 46.9],
+  SI: [
+    [13.35, 45.4, 15.0, 46.55],
+    [15.0, 45.4, 16.65, 46.9],
+  ],
   SK: [16.8, 47.7, 22.6, 49.65],
   UA: [22.1, 44.35, 40.25, 52.4],
 };

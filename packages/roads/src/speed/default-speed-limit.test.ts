@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { defaultSpeedLimit, type RoadContext, urbanFromZone, zoneSpeedLimit } from './default-speed-limit.ts';
+
+const road = (highway: string, extra: Partial<RoadContext> = {}): RoadContext => ({
+  highway,
+  urban: false,
+  oneway: false,
+  lanes: null,
+  ref: null,
+  motorroad: false,
+  ...extra,
+});
+
+describe('defaultSpeedLimit', () => {
+  it('uses the national urban and rural defaults', () => {
+    expect(defaultSpeedLimit('FR', road('residential', { urban: true }))).toEqual({ kmh: 50, source: 'default' });
+    expect(defaultSpeedLimit('FR', road('secondary'))).toEqual({ kmh: 80, source: 'default' });
+    expect(defaultSpeedLimit('FR', road('motorway'))).toEqual({ kmh: 130, source: 'default' });
+    expect(defaultSpeedLimit('FR', road('trunk', { oneway: true }))).toEqual({ kmh: 110, source: 'default' });
+    expect(defaultSpeedLimit('FR', road('living_street', { urban: true }))).toEqual({ kmh: 20, source: 'default' });
+    expect(defaultSpeedLimit('MC', road('primary', { urban: true }))).toEqual({ kmh: 50, source: 'default' });
+  });
+
+  it('marks German motorways as unlimited and living streets as walking pace', () => {
+    expect(defaultSpeedLimit('DE', road('motorway'))).toEqual({ kmh: null, source: 'default', unlimited: true });
+    expect(defaultSpeedLimit('DE', road('living_street', { urban: true })).kmh).toBe(7);
+  });
+
+  it("applies Spain's 30 km/h single-lane and 50 km/h multi-lane urban rule", () => {
+    expect(defaultSpeedLimit('ES', road('primary', { urban: true, lanes: 2 })).kmh).toBe(30);
+    expect(defaultSpeedLimit('ES', road('primary', { urban: true, lanes: 4 })).kmh).toBe(50);
+  });
+
+  it("uses Andorra's road-number rule outside towns", () => {
+    expect(defaultSpeedLimit('AD', road('primary', { ref: 'CG-3' })).kmh).toBe(90);
+    expect(defaultSpeedLimit('AD', road('secondary', { ref: 'CS-340' })).kmh).toBe(60);
+    expect(defaultSpeedLimit('AD', road('primary', { ref: 'CG-3', urban: true })).kmh).toBe(50);
+  });
+
+  it('converts mph countries to km/h', () => {
+    expect(defaultSpeedLimit('GB', road('motorway')).kmh).toBeCloseTo(112.65, 2);
+  });
+
+  it('reports unknown where the country has no table entry', () => {
+    expect(defaultSpeedLimit('ZZ', road('primary'))).toEqual({ kmh: null, source: 'unknown' });
+    expect(defaultSpeedLimit(null, road('primary'))).toEqual({ kmh: null, source: 'unknown' });
+  });
+});
+
+describe('zoneSpeedLimit', () => {
+  it('resolves zone codes with their own country as explicit limits', () => {
+    expect(zoneSpeedLimit({ country: 'FR', zone: 'urban' }, road('primary'))).toEqual({ kmh: 50, source: 'explicit' });
+    expect(zoneSpeedLimit({ country: 'DE', zone: 'rural' }, road('primary', { urban: true }))).toEqual({
+      kmh: 100,
+      source: 'explicit',
+    });
+    expect(zoneSpeedLimit({ country: 'RO', zone: 'urban' }, road('primary'))?.kmh).toBe(50);
+    expect(zoneSpeedLimit({ country: 'DE', zone: 'motorway' }, road('primary'))?.unlimited).toBe(true);
+    expect(zoneSpeedLimit({ country: 'GB', zone: 'nsl_dual' }, road('primary'))?.kmh).toBeCloseTo(112.65, 2);
+    expect(zoneSpeedLimit({ country: 'ZZ', zone: 'urban' }, road('primary'))).toBeNull();
+  });
+
+  it('tells urban from rural zones', () => {
+    expect(urbanFromZone({ kind: 'zone', country: 'FR', zone: 'urban' })).toBe(true);
+    expect(urbanFromZone({ kind: 'zone', country: 'FR', zone: 'rural' })).toBe(false);
+    expect(urbanFromZone({ kind: 'speed', kmh: 50 })).toBeNull();
+  });
+});
