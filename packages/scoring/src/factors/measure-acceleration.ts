@@ -63,10 +63,11 @@ export const ACCELERATION_MEASURES: Record<string, Measurer> = {
     const values = new Values();
     if (d.imu?.available) {
       const long = d.imu.longMps2;
-      for (let k = 0; k < long.length; k++) if (d.moving[secondOfBin(k)] && long[k]! > 0.5) values.push(long[k]!);
+      for (let k = 0; k < long.length; k++)
+        if (d.moving[secondOfBin(k)] && !Number.isNaN(long[k]!)) values.push(Math.max(0, long[k]!));
     } else {
       for (let i = 0; i < d.track.n; i++)
-        if (d.moving[i] && d.track.accelMps2[i]! > 0.5) values.push(d.track.accelMps2[i]!);
+        if (d.moving[i] && Number.isFinite(d.track.accelMps2[i]!)) values.push(Math.max(0, d.track.accelMps2[i]!));
     }
     return { value: percentile(values, 95) };
   },
@@ -79,9 +80,10 @@ export const ACCELERATION_MEASURES: Record<string, Measurer> = {
     const long = d.imu!.longMps2;
     const values = new Values();
     for (let k = 1; k < long.length - 1; k++) {
-      if (!d.moving[secondOfBin(k)] || !(long[k]! > 0.5)) continue;
-      const jerk = (long[k + 1]! - long[k - 1]!) / 0.2;
-      if (jerk > 0) values.push(jerk);
+      if (!d.moving[secondOfBin(k)]) continue;
+      // Jerk while accelerating: rising acceleration with the vehicle already speeding up.
+      const jerk = long[k]! > 0.5 ? (long[k + 1]! - long[k - 1]!) / 0.2 : 0;
+      if (!Number.isNaN(jerk)) values.push(Math.max(0, jerk));
     }
     return { value: percentile(values, 95) };
   },

@@ -130,13 +130,13 @@ export const CORNERING_MEASURES: Record<string, Measurer> = {
       const lat = d.imu.latMps2;
       for (let k = 0; k < lat.length; k++) {
         const v = Math.abs(lat[k]!);
-        if (d.speedKmh[secondOfBin(k)]! > CORNERING_MIN_KMH && v > 0.5) values.push(v);
+        if (d.speedKmh[secondOfBin(k)]! > CORNERING_MIN_KMH && !Number.isNaN(v)) values.push(v);
       }
     } else {
       for (let i = 0; i < d.track.n; i++) {
         const w = d.track.yawRateDps[i]!;
         const v = Math.abs((d.track.speedMps[i]! * w * Math.PI) / 180);
-        if (d.speedKmh[i]! > CORNERING_MIN_KMH && v > 0.5) values.push(v);
+        if (d.speedKmh[i]! > CORNERING_MIN_KMH && Number.isFinite(v)) values.push(v);
       }
     }
     return { value: percentile(values, 95) };

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import type { GpsSample } from '../telemetry.ts';
+import { cleanGps } from './clean-gps.ts';
+
+const T0 = Date.UTC(2024, 4, 14, 8, 0, 0);
+const KX = 111_320 * Math.cos((48.1 * Math.PI) / 180);
+
+/** Fixes along a straight road eastwards at `mps`, one per second. */
+function straight(
+  count: number,
+  mps: number,
+  extra: (i: number, s: GpsSample) => GpsSample = (_, s) => s,
+): GpsSample[] {
+  return Array.from({ length: count }, (_, i) =>
+    extra(i, { type: 'gps', t: T0 + i * 1000, lon: 11.5 + (i * mps) / KX, lat: 48.1, accuracyM: 5 }),
+  );
+}
+
+describe('cleanGps', () => {
+  it('drops a single fix far off the track and counts it as a spike', () => {
+    const fixes = straight(20, 15, (i, s) => (i === 10 ? { ...s, lat: s.lat + 0.01 } : s));
+    const clean = cleanGps(fixes);
+    expect(clean.count).toBe(19);
+    expect(clean.report.spikes).toBe(1);
+    expect(clean.report.jumps).toBe(0);
+  });
+
+  it('drops positions frozen while the car drives on (a tunnel), keeping a real stop', () => {
+    const moving = straight(30, 15);
+    // Fixes 10..19 repeat fix 9, then the track resumes where the car really is.
+    const frozen = moving.map((s, i) => (i >= 10 && i < 20 ? { ...s, lon: moving[9]!.lon } : s));
+    const clean = cleanGps(frozen);
+    expect(clean.report.staleFixes).toBe(10);
+    expect(clean.count).toBe(20);
+    const stopped = [...straight(10, 0.0), ...straight(10, 0.0)].map((s, i) => ({ ...s, t: T0 + i * 1000 }));
+    expect(cleanGps(stopped).report.staleFixes).toBe(0);
+  });
+
+  it('marks a persistent jump as a break instead of inventing a drive across it', () => {
+    const fixes = straight(30, 10, (i, s) => (i >= 15 ? { ...s, lon: s.lon + 0.05 } : s));
+    const clean = cleanGps(fixes);
+    expect(clean.report.jumps).toBe(1);
+    expect(clean.breakBefore[15]).toBe(1);
+    expect(clean.count).toBe(30);
+  });
+
+  it('keeps the most accurate of fixes sharing a timestamp, drops inaccurate ones, sorts', () => {
+    const fixes = straight(10, 10);
+    const duplicate = { ...fixes[3]!, accuracyM: 3, lat: 48.10001 };
+    const inaccurate = { ...fixes[5]!, accuracyM: 500 };
+    const input = [...fixes.slice(0, 5), inaccurate, ...fixes.slice(6)].reverse();
+    input.push(duplicate);
+    const clean = cleanGps(input);
+    expect(clean.report.duplicateTimes).toBe(1);
+    expect(clean.report.inaccurate).toBe(1);
+    expect(clean.count).toBe(9);
+    expect(clean.lat[3]).toBeCloseTo(48.10001, 6);
+    for (let i = 1; i < clean.count; i++) expect(clean.tMs[i]!).toBeGreaterThan(clean.tMs[i - 1]!);
+  });
+});

@@ -1,0 +1,202 @@
+import { describe, expect, it } from 'vitest';
+import { type ScoredTrip, scoreTrip, TripNotScorableError, tierFor } from '../src/index.ts';
+import { drive, emit, type Phase, urbanDrive } from './helpers/synthetic-drive.ts';
+
+const harshBits: Phase[] = [{ pulse: -4.2, s: 1.5 }, { cruise: 30 }, { pulse: 3.0, s: 2 }, { cruise: 30 }];
+const calm = drive(urbanDrive());
+const harsh = drive(urbanDrive(harshBits));
+
+function theme(trip: ScoredTrip, id: string) {
+  return trip.themes.find((t) => t.id === id)!;
+}
+function factor(trip: ScoredTrip, key: string) {
+  for (const t of trip.themes) for (const f of t.factors) if (f.key === key) return f;
+  throw new Error(key);
+}
+
+describe('scoreTrip', () => {
+  it('scores a calm drive Safe and a drive with harsh events lower, with the events behind the factors', () => {
+    const a = scoreTrip(emit(calm, { imu: 'device' }));
+    const b = scoreTrip(emit(harsh, { imu: 'device' }));
+    expect(a.tier).toBe('Safe');
+    expect(b.overallScore).toBeLessThan(a.overallScore - 5);
+    const braking = b.events.filter((e) => e.type === 'harsh_braking');
+    expect(braking).toHaveLength(1);
+    expect(braking[0]).toMatchObject({ source: 'imu', severity: 'medium' }); // peak over 4.4 m/s^2
+    expect(braking[0]!.value).toBeGreaterThan(3.9);
+    expect(factor(b, 'harshBrakingRate').eventIds).toEqual([braking[0]!.id]);
+    expect(b.reasons?.[0]?.eventIds.length).toBeGreaterThan(0);
+    expect(b.modelVersion).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  it('finds harsh events from GPS speed without an IMU and records the source', () => {
+    const trip = scoreTrip(emit(harsh, {}));
+    const events = trip.events.filter((e) => e.type === 'harsh_braking' || e.type === 'harsh_acceleration');
+    expect(events.map((e) => e.type).sort()).toEqual(['harsh_acceleration', 'harsh_braking']);
+    for (const e of events) expect(e.source).toBe('gps');
+    expect(trip.summary.imuAvailable).toBe(false);
+  });
+
+  it('leaves factors that need a missing sensor or map out of their theme instead of scoring them 0', () => {
+    const trip = scoreTrip(emit(calm, {}));
+    expect(trip.mapMatched).toBe(false);
+    const speeding = theme(trip, 'speeding');
+    expect(speeding.available).toBe(false);
+    expect(speeding.themeScore).toBeNull();
+    expect(factor(trip, 'speedingIntensity')).toMatchObject({ available: false, score: null, value: null });
+    expect(factor(trip, 'speedingIntensity').unavailableReason).toContain('map-matched');
+    expect(factor(trip, 'brakingOnsetJerk').unavailableReason).toContain('accelerometer');
+    expect(theme(trip, 'distraction').available).toBe(false);
+    // The theme score is the weighted mean of the available factors only.
+    const braking = theme(trip, 'braking');
+    let w = 0;
+    let s = 0;
+    for (const f of braking.factors) {
+      if (!f.available) continue;
+      w += f.weight;
+      s += f.weight * f.score!;
+    }
+    expect(braking.themeScore!).toBeCloseTo(s / w, 0);
+    expect(trip.themes.some((t) => t.id === trip.weakestTheme.id && t.available)).toBe(true);
+  });
+
+  it('never raises a score when a harsh event is added (monotone)', () => {
+    // Five 60 s slots of motorway cruising; variant k puts a harsh manoeuvre into k of them, same duration.
+    const slot = (k: number): Phase[] => {
+      const peaks = [-4.2, 3.2, -5.2, 3.8, -6.5];
+      const p = peaks[k]!;
+      const recover = (Math.abs(p) * 1.5) / 1.5;
+      return [{ pulse: p, s: 1.5 }, { to: 90, a: 1.5 }, { cruise: 60 - 1.5 - recover }];
+    };
+    const variant = (k: number) => {
+      const phases: Phase[] = [];
+      for (let i = 0; i < 5; i++) phases.push(...(i < k ? slot(i) : [{ cruise: 60 } as Phase]));
+      return drive(urbanDrive(phases));
+    };
+    for (const imu of ['none', 'vehicle'] as const) {
+      let previous = scoreTrip(emit(variant(0), { imu, seed: 3 }));
+      for (let k = 1; k <= 5; k++) {
+        const next = scoreTrip(emit(variant(k), { imu, seed: 3 }));
+        expect(next.overallScore, `${imu}, ${k} events`).toBeLessThanOrEqual(previous.overallScore);
+        for (const t of next.themes) {
+          const before = theme(previous, t.id).themeScore;
+          if (t.themeScore !== null && before !== null)
+            expect(t.themeScore, `${imu} ${t.id} ${k}`).toBeLessThanOrEqual(before);
+        }
+        previous = next;
+      }
+    }
+  });
+
+  it('is deterministic and bounded', () => {
+    const batch = emit(harsh, { imu: 'device', seed: 9 });
+    const a = scoreTrip(batch);
+    const b = scoreTrip(structuredClone(batch));
+    expect(b).toEqual(a);
+    for (const t of a.themes) {
+      if (t.themeScore !== null) expect(t.themeScore).toBeGreaterThanOrEqual(0);
+      for (const f of t.factors) if (f.score !== null) expect(f.score).toBeLessThanOrEqual(100);
+    }
+    expect(a.overallScore).toBeGreaterThanOrEqual(0);
+    expect(a.overallScore).toBeLessThanOrEqual(100);
+  });
+
+  it('scores the same driving sampled at 1 Hz and 10 Hz within 2 points', () => {
+    for (const imu of ['none', 'device'] as const) {
+      for (const truth of [calm, harsh]) {
+        const at1 = scoreTrip(emit(truth, { gpsHz: 1, imu, seed: 5 }));
+        const at10 = scoreTrip(emit(truth, { gpsHz: 10, imu, seed: 6 }));
+        expect(Math.abs(at1.overallScore - at10.overallScore), imu).toBeLessThanOrEqual(2);
+        expect(Math.abs(at1.distanceKm - at10.distanceKm)).toBeLessThan(0.05);
+      }
+    }
+  });
+
+  it('aligns a phone IMU in the device frame to the vehicle and finds the same events as a mounted one', () => {
+    const device = scoreTrip(emit(harsh, { imu: 'device', seed: 2 }));
+    const vehicle = scoreTrip(emit(harsh, { imu: 'vehicle', seed: 2 }));
+    expect(device.dataQuality?.imu).toMatchObject({ available: true, alignment: 'gps', frame: 'device' });
+    expect(vehicle.dataQuality?.imu).toMatchObject({ available: true, alignment: 'given' });
+    const types = (t: ScoredTrip) => t.events.filter((e) => e.source === 'imu').map((e) => e.type);
+    expect(types(device)).toEqual(types(vehicle));
+    expect(Math.abs(device.overallScore - vehicle.overallScore)).toBeLessThan(1.5);
+  });
+
+  it('scores phone use while moving in distraction, not in cornering; hands-free calls do not count', () => {
+    const base = { imu: 'vehicle' as const, seed: 4, phoneMonitored: true };
+    const none = scoreTrip(emit(calm, base));
+    const handsFree = scoreTrip(
+      emit(calm, {
+        ...base,
+        phone: [
+          { atS: 100, event: 'call_start', handsFree: true },
+          { atS: 220, event: 'call_end' },
+        ],
+      }),
+    );
+    const texting = scoreTrip(
+      emit(calm, {
+        ...base,
+        phone: [
+          { atS: 240, event: 'unlock' },
+          { atS: 241, event: 'typing_start' },
+          { atS: 300, event: 'typing_end' },
+          { atS: 301, event: 'lock' },
+          { atS: 301, event: 'screen_off' },
+        ],
+      }),
+    );
+    expect(theme(none, 'distraction').themeScore).toBe(100);
+    expect(theme(handsFree, 'distraction').themeScore).toBe(100);
+    expect(factor(handsFree, 'handsFreeCallPerHour').value).toBeGreaterThan(0);
+    expect(theme(texting, 'distraction').themeScore!).toBeLessThan(60);
+    expect(texting.events.filter((e) => e.type === 'phone_use')).toHaveLength(1);
+    expect(theme(texting, 'cornering').themeScore).toBe(theme(none, 'cornering').themeScore);
+    expect(texting.weakestTheme.id).toBe('distraction');
+  });
+
+  it('treats missing phone events as unmeasured unless the recorder says it watched the phone', () => {
+    expect(theme(scoreTrip(emit(calm, {})), 'distraction').available).toBe(false);
+    expect(theme(scoreTrip(emit(calm, { phoneMonitored: true })), 'distraction').available).toBe(true);
+  });
+
+  it('counts night driving in the local time zone', () => {
+    const night = drive(urbanDrive(), Date.UTC(2024, 0, 12, 23, 30)); // 00:30 in Berlin, a Saturday
+    const trip = scoreTrip(emit(night, { timeZone: 'Europe/Berlin' }));
+    expect(factor(trip, 'nightDrivingShare').value).toBe(100);
+    expect(factor(trip, 'lateNightDrivingShare').value).toBe(100);
+    expect(factor(trip, 'weekendNightShare').value).toBe(100);
+    expect(trip.events.map((e) => e.type)).toEqual(expect.arrayContaining(['night_driving', 'late_night_driving']));
+    expect(theme(trip, 'exposure').themeScore!).toBeLessThan(theme(scoreTrip(emit(calm, {})), 'exposure').themeScore!);
+  });
+
+  it('flags continuous driving with the stint carried over from earlier trips', () => {
+    const trip = scoreTrip(emit(calm, {}), { drivingContext: { priorStintMin: 115 } });
+    const event = trip.events.find((e) => e.type === 'continuous_driving');
+    expect(event?.value).toBeCloseTo(115 + trip.durationMin, 1);
+    expect(factor(trip, 'breakDeficitMinutes').value).toBeCloseTo(115 + trip.durationMin - 120, 1);
+    expect(factor(trip, 'continuousDrivingMinutes').eventIds).toEqual([event!.id]);
+  });
+
+  it('rejects telemetry that holds no scorable trip, saying why', () => {
+    const parked = drive([{ stop: 300 }]);
+    expect(() => scoreTrip(emit(parked, {}))).toThrow(TripNotScorableError);
+    const short = drive([{ to: 30, a: 1 }, { cruise: 20 }, { to: 0, a: 1 }]);
+    expect(() => scoreTrip(emit(short, {}))).toThrow(/minimum|needs/);
+    expect(scoreTrip(emit(short, {}), { allowShortTrip: true }).distanceKm).toBeLessThan(1);
+    expect(() => scoreTrip([])).toThrow(/GPS/);
+  });
+
+  it('maps scores to the spec tiers', () => {
+    expect([0, 44.9, 45, 64.9, 65, 79.9, 80, 100].map(tierFor)).toEqual([
+      'Critical',
+      'Critical',
+      'Fair',
+      'Fair',
+      'Good',
+      'Good',
+      'Safe',
+      'Safe',
+    ]);
+  });
+});
