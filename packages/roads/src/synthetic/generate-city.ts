@@ -265,6 +265,17 @@ export function generateCity(options: CityOptions): RoadGraph {
   segment(interchangeWay, [vertexToward(east, 0), node(east.cx + 300, 0), westRampNode], { urban: false });
   segment(interchangeWay, [westRampNode, eastRampNode], { urban: false });
   segment(interchangeWay, [eastRampNode, node(mx + 700, 80), farEast], { urban: false });
+  // Both ends of the motorway merge into a valley road that loops back through the interchange road, so every
+  // edge can be reached from every other (no dead-end carriageway).
+  const valleyWay = way('secondary', 'Route de la Vallée', { lanes: 2, surface: 'asphalt' });
+  const northEnd = node(mx, span + 250);
+  const southEnd = node(mx, -span - 250);
+  segment(motorwayNorth, [nb[3]!, northEnd], { oneway: 'forward', urban: false });
+  segment(motorwaySouth, [northEnd, sb[0]!], { oneway: 'forward', urban: false });
+  segment(motorwaySouth, [sb[3]!, southEnd], { oneway: 'forward', urban: false });
+  segment(motorwayNorth, [southEnd, nb[0]!], { oneway: 'forward', urban: false });
+  segment(valleyWay, [northEnd, node(mx + 900, span + 200), node(mx + 1500, span - 300), farEast], { urban: false });
+  segment(valleyWay, [farEast, node(mx + 1500, -span + 300), node(mx + 900, -span - 200), southEnd], { urban: false });
   const ramp = (points: Array<[number, number] | number>) =>
     segment(
       linkWay,

@@ -18,13 +18,13 @@ export const ORIGIN: [number, number] = [2.35, 48.85];
 const KX = 111_320 * Math.cos((ORIGIN[1] * Math.PI) / 180);
 const KY = 110_574;
 
-const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+const escapeXml = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
 export function osmXml(nodes: FixtureNode[], ways: FixtureWay[], extra = ''): string {
   const lines = ['<?xml version="1.0" encoding="UTF-8"?>', '<osm version="0.6" generator="roads-test">'];
   const tags = (t: Record<string, string> | undefined) =>
     Object.entries(t ?? {})
-      .map(([k, v]) => `    <tag k="${escape(k)}" v="${escape(v)}"/>`)
+      .map(([k, v]) => `    <tag k="${escapeXml(k)}" v="${escapeXml(v)}"/>`)
       .join('\n');
   for (const n of nodes) {
     const lon = (ORIGIN[0] + n.eastM / KX).toFixed(7);
