@@ -4,6 +4,9 @@ import { NoRouteError } from './road-route.ts';
 import { planTrips, type TripPlan } from './schedule.ts';
 import { type SimulatedTrip, type SimulateTripOptions, simulateTrip } from './simulate-trip.ts';
 
+/** Least time between two trips of one vehicle, ms. */
+const TURNAROUND_MS = 10 * 60_000;
+
 /** Options of {@link simulateFleetTrips}: the schedule, plus sensor settings applied to every trip. */
 export interface FleetTripsOptions
   extends Pick<SimulateTripOptions, 'gpsHz' | 'imuHz' | 'obdHz' | 'gps' | 'imu' | 'phone' | 'stepS'> {
@@ -26,7 +29,8 @@ export interface FleetTrip extends SimulatedTrip {
 
 /**
  * Simulates a fleet's scheduled trips one at a time (a generator: a few hundred trips never sit in memory at
- * once). Trips whose route does not exist on the graph are skipped.
+ * once), in plan order. Trips whose route does not exist on the graph are skipped; a trip whose vehicle is still
+ * out starts 10 minutes after it returns (`plan.startMs` then says so).
  */
 export function* simulateFleetTrips(options: FleetTripsOptions): Generator<FleetTrip> {
   const { fleet, graph } = options;
@@ -34,12 +38,17 @@ export function* simulateFleetTrips(options: FleetTripsOptions): Generator<Fleet
   const drivers = new Map(fleet.drivers.map((d) => [d.id, d]));
   const vehicles = new Map(fleet.vehicles.map((v) => [v.id, v]));
   const limit = options.limit ?? Number.POSITIVE_INFINITY;
+  // When a trip runs longer than planned, the vehicle's next trip waits for it (plus a short turnaround), so one
+  // device never records two trips at once.
+  const vehicleFreeAtMs = new Map<string, number>();
   let produced = 0;
-  for (const plan of plans) {
+  for (const planned of plans) {
     if (produced >= limit) return;
-    const driver = drivers.get(plan.driverId);
-    const vehicle = vehicles.get(plan.vehicleId);
-    if (!driver || !vehicle) throw new RangeError(`trip plan ${plan.id} names a driver or vehicle not in the fleet`);
+    const driver = drivers.get(planned.driverId);
+    const vehicle = vehicles.get(planned.vehicleId);
+    if (!driver || !vehicle) throw new RangeError(`trip plan ${planned.id} names a driver or vehicle not in the fleet`);
+    const freeAt = vehicleFreeAtMs.get(vehicle.id) ?? Number.NEGATIVE_INFINITY;
+    const plan = planned.startMs >= freeAt ? planned : { ...planned, startMs: freeAt };
     let trip: SimulatedTrip;
     try {
       trip = simulateTrip({
@@ -66,6 +75,7 @@ export function* simulateFleetTrips(options: FleetTripsOptions): Generator<Fleet
       if (error instanceof NoRouteError) continue;
       throw error;
     }
+    vehicleFreeAtMs.set(vehicle.id, trip.truth.endMs + TURNAROUND_MS);
     produced++;
     yield { ...trip, plan, driver, vehicle };
   }

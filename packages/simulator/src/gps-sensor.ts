@@ -90,7 +90,8 @@ export function synthesizeGps(
     courseErr = psi * courseErr + kick * velocity.normal();
     lastT = tS;
     // The receiver's own accuracy estimate tracks the true error level loosely.
-    const accuracyM = sigma * (1.2 + 0.3 * Math.abs(noise.normal()));
+    // Receivers never claim better than about a metre.
+    const accuracyM = Math.max(1, sigma * (1.2 + 0.3 * Math.abs(noise.normal())));
     motionAt(kin, path, tS, motion);
     let x = motion.x + ex;
     let y = motion.y + ey;

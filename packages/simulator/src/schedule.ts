@@ -63,6 +63,8 @@ const nightHour = (rng: Rng) => rng.uniform(22, 28.5);
 
 interface Builder {
   plans: TripPlan[];
+  /** Trips planned so far for this driver and day (numbers the ids). */
+  count: number;
   driver: Driver;
   vehicle: Vehicle;
   day: number;
@@ -80,7 +82,8 @@ function add(
   via: LonLat[] = [],
   viaDwellS: number[] = [],
 ) {
-  const id = `${b.driver.id}-d${b.day}-${b.plans.filter((p) => p.driverId === b.driver.id && p.day === b.day).length + 1}`;
+  b.count++;
+  const id = `${b.driver.id}-d${b.day}-${b.count}`;
   b.plans.push({
     id,
     driverId: b.driver.id,
@@ -137,6 +140,7 @@ export function planTrips(options: ScheduleOptions): TripPlan[] {
       const base = vehicle.base ?? home;
       const b: Builder = {
         plans,
+        count: 0,
         driver,
         vehicle,
         day,

@@ -109,6 +109,18 @@ describe('simulateFleetTrips', () => {
     }
   });
 
+  it('never has one vehicle record two trips at once', () => {
+    const fleet = createFleet({ seed: 6, vehicles: { van: 2, bus: 1, truck: 1 }, graph });
+    const trips = [...simulateFleetTrips({ fleet, graph, days: 2, imuHz: 0, phone: false })];
+    expect(trips.length).toBeGreaterThan(6);
+    const lastEnd = new Map<string, number>();
+    for (const trip of trips) {
+      expect(trip.truth.startMs).toBe(trip.plan.startMs);
+      expect(trip.truth.startMs).toBeGreaterThanOrEqual(lastEnd.get(trip.vehicle.id) ?? 0);
+      lastEnd.set(trip.vehicle.id, trip.truth.endMs);
+    }
+  });
+
   it('records night driving in local time for night trips', () => {
     const fleet = createFleet({
       seed: 5,
