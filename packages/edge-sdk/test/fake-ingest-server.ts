@@ -34,6 +34,8 @@ export interface RequestRecord {
   path: string;
   idempotencyKey: string | null;
   contentEncoding: string | null;
+  /** Body size as sent (compressed when gzip). */
+  bodyBytes: number;
   status: number | 'cut';
 }
 
@@ -128,6 +130,7 @@ export class FakeIngestServer {
       path: url.pathname,
       idempotencyKey: header(req, 'idempotency-key'),
       contentEncoding: header(req, 'content-encoding'),
+      bodyBytes: 0,
       status: 0,
     };
     this.requests.push(record);
@@ -184,6 +187,7 @@ export class FakeIngestServer {
     } catch {
       return send(413, { ok: false, error: `body larger than ${this.options.maxBodyBytes} bytes` });
     }
+    record.bodyBytes = raw.length;
     if (record.contentEncoding === 'gzip') {
       try {
         raw = gunzipSync(raw, { maxOutputLength: this.options.maxBodyBytes });
