@@ -61,9 +61,9 @@ function isGraphFile(file: string): boolean {
   }
 }
 
-const program = new Command('roads')
-  .description('Road graphs for cars from OpenStreetMap, synthetic cities, and HMM map matching of GPS traces')
-  .showHelpAfterError();
+const program = new Command('roads').description(
+  'Road graphs for cars from OpenStreetMap, synthetic cities, and HMM map matching of GPS traces',
+);
 
 program
   .command('generate')
