@@ -79,6 +79,7 @@ export class RestRequest {
   /** Set by the server when the request is dispatched internally for `_embed`. */
   isEmbedded = false;
   private readonly params: Record<ParamSource, Record<string, unknown>>;
+  private readonly memos = new Map<string, Promise<unknown>>();
   private jsonParsed = false;
   private jsonError: RestError | null = null;
 
@@ -120,6 +121,19 @@ export class RestRequest {
     }
     if (!route) return null;
     return new RestRequest({ ...base, method: 'GET', route, query });
+  }
+
+  /**
+   * Computes a value once per request (e.g. a post looked up by several permission checks and the
+   * handler); later calls with the same key share the first promise.
+   */
+  memo<T>(key: string, compute: () => Promise<T>): Promise<T> {
+    let hit = this.memos.get(key) as Promise<T> | undefined;
+    if (!hit) {
+      hit = compute();
+      this.memos.set(key, hit);
+    }
+    return hit;
   }
 
   /** Whether the user is logged in. */

@@ -1,0 +1,115 @@
+/**
+ * `npm run bench -w packages/cms`: autocannon against the CMS (a child process on a fresh database) and,
+ * when it runs here, the WordPress oracle, scenario by scenario at 1 and 16 connections, interleaved so
+ * both see the same machine state. Prints req/s and p50/p99 latency; asserts nothing.
+ * BENCH_DURATION (seconds, default 10) and BENCH_ONLY (substring of scenario names) narrow a run.
+ */
+import os from 'node:os';
+import autocannon from 'autocannon';
+import { prepare, type Scenario, scenarios } from './scenarios.ts';
+import { type BenchTarget, findOracle, startCms } from './target.ts';
+
+const durationS = Number(process.env.BENCH_DURATION ?? 10);
+const only = process.env.BENCH_ONLY;
+const CONNECTIONS = [1, 16];
+
+interface Row {
+  scenario: string;
+  target: string;
+  connections: number;
+  reqPerS: number;
+  p50Ms: number;
+  p99Ms: number;
+  requests: number;
+  non2xx: number;
+}
+
+async function measure(target: BenchTarget, scenario: Scenario, connections: number): Promise<Row> {
+  let n = 0;
+  const url = `${target.apiRoot}${target.mapPath(scenario.path)}`;
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (scenario.auth) headers.authorization = target.authorization;
+  const result = await autocannon({
+    url,
+    method: scenario.method,
+    connections,
+    duration: durationS,
+    headers,
+    timeout: 10,
+    ...(scenario.body
+      ? {
+          requests: [
+            {
+              method: scenario.method,
+              setupRequest: (req: Record<string, unknown>) => ({ ...req, body: JSON.stringify(scenario.body!(++n)) }),
+            },
+          ],
+        }
+      : {}),
+  });
+  return {
+    scenario: scenario.name,
+    target: target.label,
+    connections,
+    reqPerS: result.requests.average,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    requests: result.requests.total,
+    non2xx: result.non2xx + result.errors,
+  };
+}
+
+function table(rows: Row[]): string {
+  const lines = [
+    '| scenario | conns | target | req/s | p50 ms | p99 ms | requests | non-2xx |',
+    '|---|---:|---|---:|---:|---:|---:|---:|',
+  ];
+  for (const r of rows) {
+    lines.push(
+      `| ${r.scenario} | ${r.connections} | ${r.target} | ${r.reqPerS.toFixed(1)} | ${r.p50Ms.toFixed(1)} | ${r.p99Ms.toFixed(1)} | ${r.requests} | ${r.non2xx} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  process.stdout.write(
+    `machine: ${os.cpus()[0]?.model ?? 'unknown cpu'} x${os.cpus().length}, ${os.platform()} ${os.release()}, node ${process.version}\n`,
+  );
+  process.stdout.write(`duration per run: ${durationS} s; connections: ${CONNECTIONS.join(', ')}\n`);
+  const cms = await startCms();
+  const oracle = await findOracle();
+  if (typeof oracle === 'string') process.stdout.write(`WordPress oracle: skipped (${oracle})\n`);
+  else process.stdout.write(`WordPress oracle: ${oracle.apiRoot}\n`);
+  const rows: Row[] = [];
+  try {
+    await prepare(cms);
+    for (const scenario of scenarios) {
+      if (only && !scenario.name.includes(only)) continue;
+      for (const connections of CONNECTIONS) {
+        // Warm up (JIT, caches) without recording.
+        await autocannon({
+          url: `${cms.apiRoot}${scenario.path}`,
+          connections: 2,
+          duration: 1,
+          headers: scenario.auth ? { authorization: cms.authorization } : {},
+        });
+        rows.push(await measure(cms, scenario, connections));
+        if (typeof oracle !== 'string' && scenario.oracle) rows.push(await measure(oracle, scenario, connections));
+        process.stdout.write(`${table(rows.slice(-2))}\n`);
+      }
+    }
+  } finally {
+    await cms.close();
+  }
+  process.stdout.write(`\n${table(rows)}\n`);
+  const pairs = rows.filter((r) => r.target === 'wordpress');
+  for (const wp of pairs) {
+    const ours = rows.find((r) => r.target === 'cms' && r.scenario === wp.scenario && r.connections === wp.connections);
+    if (ours && wp.reqPerS > 0) {
+      process.stdout.write(`${wp.scenario} @${wp.connections}: ${(ours.reqPerS / wp.reqPerS).toFixed(1)}x WordPress\n`);
+    }
+  }
+}
+
+await main();
