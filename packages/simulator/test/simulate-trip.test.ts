@@ -7,6 +7,7 @@ import {
   type GpsSample,
   MACHINE_SPECS,
   simulateTrip,
+  simulateTripDetailed,
 } from '../src/index.ts';
 import { cityPoint, MONDAY_8AM_MS, testCity } from './city.ts';
 
@@ -69,6 +70,19 @@ describe('simulateTrip', () => {
         Math.max(driver.params.brakeDecelMps2 * 1.35, driver.params.suddenBrakeDecelMps2) + 0.05,
       );
       expect(truth.maxLateralMps2).toBeLessThanOrEqual(driver.params.lateralAccelMps2 * 1.35 * 1.1);
+    }
+  });
+
+  it('keeps a calm driver within the posted limits plus tolerance everywhere', () => {
+    const driver = driverProfile({ aggressiveness: 0 });
+    const { truth, internals } = simulateTripDetailed({ ...base, driver });
+    expect(truth.speeding.speedingS).toBe(0);
+    const { kinematics: kin, path, route } = internals;
+    let p = 0;
+    for (let k = 0; k < kin.count; k++) {
+      while (p < path.n - 2 && path.sM[p + 1]! <= kin.sM[k]!) p++;
+      const limit = route.segments[path.segment[p]!]!.speedLimitKmh;
+      if (limit !== null) expect(kin.speedMps[k]! * 3.6).toBeLessThanOrEqual(limit * 1.1);
     }
   });
 
