@@ -1,7 +1,7 @@
 import { loadGraph, type RoadGraph } from '@svc/roads';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { readTelemetryFile, TelemetryFileError } from './cli/read-telemetry.ts';
-import type { ScoredTrip, Tier } from './result.ts';
+import type { ScoredTrip } from './result.ts';
 import { scoreTrip, TripNotScorableError } from './score/score-trip.ts';
 import { SCORING_MODEL_VERSION } from './score/version.ts';
 import { MACHINE_TYPES, type MachineType } from './telemetry.ts';

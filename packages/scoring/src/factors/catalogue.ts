@@ -8,11 +8,15 @@ import type { ThemeId } from '../result.ts';
 
 /**
  * How a raw value becomes a 0-100 score.
- * - `penalty`: 100 up to `free`, then halves every `half` units: 100 * 2^(-(x - free) / half). Monotone,
- *   bounded, no cliff (research/telematics.md §5.4).
+ * - `penalty`: 100 up to `free`, 50 at `free + half`, then a log-logistic tail:
+ *   100 / (1 + ((x - free) / half)^shape). Monotone, bounded, no cliff; unlike an exponential it keeps
+ *   telling a bad value from a very bad one, which the ranking of risky drivers needs (README, calibration).
  * - `reward`: the value is already a 0-1 quality; score = 100 * value.
  */
-export type FactorMapping = { kind: 'penalty'; free: number; half: number } | { kind: 'reward' };
+export type FactorMapping = { kind: 'penalty'; free: number; half: number; shape: number } | { kind: 'reward' };
+
+/** Default steepness of the penalty mappings (see README, calibration). */
+export const DEFAULT_SHAPE = 1.5;
 
 /** What a factor needs before it can be computed. */
 export type Need = 'gps' | 'imu' | 'gyro' | 'deviceImu' | 'phone' | 'obdRpm' | 'obdThrottle' | 'map' | 'limits';
@@ -78,7 +82,12 @@ export const THEMES: readonly ThemeDefinition[] = [
   },
 ];
 
-const P = (free: number, half: number): FactorMapping => ({ kind: 'penalty', free, half });
+const P = (free: number, half: number, shape = DEFAULT_SHAPE): FactorMapping => ({
+  kind: 'penalty',
+  free,
+  half,
+  shape,
+});
 const GM = ['gps', 'map', 'limits'] as const;
 
 function f(
@@ -115,7 +124,7 @@ export const FACTORS: readonly FactorDefinition[] = [
     'Episodes reaching more than 30 km/h over the limit (or 40 % and 20 km/h over) for at least 3 s, per 100 km.'),
   f('speeding', 'maxSpeedExcess', 'Highest excess', 'km/h', 1, P(5, 12), GM,
     'Largest excess over the limit held for at least 3 s.'),
-  f('speeding', 'longestSpeedingEpisode', 'Longest speeding episode', 's', 1, P(10, 90), GM,
+  f('speeding', 'longestSpeedingEpisode', 'Longest speeding episode', 's', 1, P(10, 30), GM,
     'Duration of the longest continuous speeding episode.'),
   f('speeding', 'highAbsoluteSpeedShare', 'Very high speed', '%', 1, P(0, 5), ['gps'],
     'Share of moving time above 130 km/h, whatever the limit (Drivewise-style absolute speed).'),
@@ -127,9 +136,9 @@ export const FACTORS: readonly FactorDefinition[] = [
     'Share of moving time on motorways and trunk roads spent speeding.'),
   f('speeding', 'limitDropComplianceTime', 'Slowing for a lower limit', 's', 1, P(3, 6), GM,
     'Mean seconds taken to get under a lower limit (+ tolerance) after entering it, over the limit drops of at least 10 km/h that were entered too fast.'),
-  f('speeding', 'meanSpeedToLimitRatio', 'Speed choice', 'ratio', 1, P(0.95, 0.12), GM,
+  f('speeding', 'meanSpeedToLimitRatio', 'Speed choice', 'ratio', 1, P(0.9, 0.1), GM,
     'Mean of speed / limit over free-flowing driving (speed at least 60 % of the limit): 1.0 = at the limit on average.'),
-  f('speeding', 'stopSignRollThroughRate', 'Rolling through stop signs', '%', 1, P(0, 30), ['gps', 'map'],
+  f('speeding', 'stopSignRollThroughRate', 'Rolling through stop signs', '%', 1, P(10, 30), ['gps', 'map'],
     'Share of stop signs passed whose approach never slowed below 10 km/h (Motive: not under 6 mph).'),
   f('speeding', 'wrongWayDistance', 'Wrong-way driving', 'm', 1, P(0, 40), ['gps', 'map'],
     'Metres driven against the direction of a one-way road.'),
@@ -142,9 +151,9 @@ export const FACTORS: readonly FactorDefinition[] = [
     'Braking events reaching 6.0 m/s^2 (about 0.6 g), a near-miss proxy, in this trip (counting 0 at 5.6, 1 at 6.4 m/s^2).'),
   f('braking', 'peakDeceleration', 'Strongest braking', 'm/s^2', 1, P(2.5, 2), ['gps'],
     'Largest deceleration held for at least 0.3 s (IMU) or over 1 s (GPS).'),
-  f('braking', 'decelerationP95', 'Typical braking force', 'm/s^2', 1, P(1.6, 1), ['gps'],
+  f('braking', 'decelerationP95', 'Typical braking force', 'm/s^2', 1, P(1.8, 1), ['gps'],
     '95th percentile of deceleration over moving time (0 while not braking): how hard and how much the driver brakes.'),
-  f('braking', 'brakingOnsetJerk', 'Braking onset jerk', 'm/s^3', 1, P(3, 4), ['imu'],
+  f('braking', 'brakingOnsetJerk', 'Braking onset jerk', 'm/s^3', 1, P(0.6, 1.2), ['imu'],
     '95th percentile, over moving time, of the rate at which deceleration builds up while braking (0 otherwise).'),
   f('braking', 'highSpeedHarshBrakingRate', 'Harsh braking at speed', 'per 100 km', 2, P(0, 3), ['gps'],
     'Harsh braking events starting at 80 km/h or more, per 100 km.'),
@@ -158,7 +167,7 @@ export const FACTORS: readonly FactorDefinition[] = [
     'Harsh braking events divided by the number of stops.'),
   f('braking', 'brakingClusterRate', 'Braking clusters', 'per 100 km', 1, P(0, 2), ['gps'],
     'Clusters of two or more harsh brakes within 60 s (stop-and-go or following too closely), per 100 km.'),
-  f('braking', 'speedOscillationIndex', 'Speed oscillation', 'per km', 1, P(0.3, 0.8), ['gps'],
+  f('braking', 'speedOscillationIndex', 'Speed oscillation', 'per km', 1, P(1, 1.5), ['gps'],
     'Reversals between braking and accelerating (beyond 1 m/s^2 each way) per km above 50 km/h: a camera-free proxy for close following.'),
   f('braking', 'brakingWhileTurningRate', 'Braking in turns', 'per 100 km', 1, P(0, 3), ['imu'],
     'Harsh braking with at least 2 m/s^2 of lateral acceleration at the same time, per 100 km.'),
@@ -177,7 +186,7 @@ export const FACTORS: readonly FactorDefinition[] = [
     '95th percentile of forward acceleration over moving time (0 while not accelerating).'),
   f('acceleration', 'launchIntensity', 'Launches', 'm/s^2', 1, P(1.6, 1), ['gps'],
     'Mean acceleration from standstill to 50 km/h, over the launches that reach 50 km/h within 25 s.'),
-  f('acceleration', 'accelerationOnsetJerk', 'Throttle onset jerk', 'm/s^3', 1, P(3, 4), ['imu'],
+  f('acceleration', 'accelerationOnsetJerk', 'Throttle onset jerk', 'm/s^3', 1, P(0.3, 0.5), ['imu'],
     '95th percentile, over moving time, of the rate at which acceleration builds up while accelerating (0 otherwise).'),
   f('acceleration', 'highSpeedAccelerationRate', 'Harsh acceleration at speed', 'per 100 km', 1, P(0, 3), ['gps'],
     'Harsh acceleration events above 80 km/h (aggressive overtaking), per 100 km.'),
@@ -185,8 +194,8 @@ export const FACTORS: readonly FactorDefinition[] = [
     'Accelerations (harsh or not) that end above the limit + tolerance, per 100 km.'),
   f('acceleration', 'cruiseThrottleVariability', 'Cruise smoothness', 'm/s^2', 1, P(0.25, 0.35), ['gps'],
     'Standard deviation of longitudinal acceleration while cruising above 50 km/h (speed within 10 % of its 30 s mean).'),
-  f('acceleration', 'stopGoCycleRate', 'Stop-and-go', 'per km', 0.5, P(1, 2), ['gps'],
-    'Speed cycles below 30 km/h (up 8 km/h, then down 8 km/h) per km driven below 30 km/h.'),
+  f('acceleration', 'stopGoCycleRate', 'Stop-and-go', 'per km', 0, P(1, 2), ['gps'],
+    'Speed cycles below 30 km/h (up 8 km/h, then down 8 km/h) per km driven below 30 km/h: traffic context, reported, not scored.'),
   f('acceleration', 'signalLaunchHarshRate', 'Harsh launches at signals', 'per 100 signals', 1, P(0, 10), ['gps', 'map'],
     'Harsh accelerations within 50 m after traffic signals, per 100 signals passed.'),
   f('acceleration', 'mergeAccelerationIntensity', 'Slip-road acceleration', 'm/s^2', 1, P(1.8, 1), ['gps', 'map'],
@@ -195,7 +204,7 @@ export const FACTORS: readonly FactorDefinition[] = [
     'Share of moving time above 4,000 rpm (3,000 rpm for vans, trucks and buses).'),
   f('acceleration', 'throttleKickdownRate', 'Full throttle', 'per 100 km', 1, P(0, 5), ['obdThrottle'],
     'Episodes of throttle above 80 %, per 100 km.'),
-  f('acceleration', 'longitudinalJerkRms', 'Longitudinal smoothness', 'm/s^3', 1, P(0.6, 1), ['imu'],
+  f('acceleration', 'longitudinalJerkRms', 'Longitudinal smoothness', 'm/s^3', 1, P(0.5, 0.8), ['imu'],
     'Root mean square of longitudinal jerk while moving: overall pedal smoothness.'),
   // ── cornering (16) ──
   f('cornering', 'harshCorneringRate', 'Harsh cornering', 'per 100 km', 4, P(0, 8), ['gps'],
@@ -226,7 +235,7 @@ export const FACTORS: readonly FactorDefinition[] = [
     'Heading reversals of 160 degrees or more within 15 s while moving.'),
   f('cornering', 'accelerationInCurvesRate', 'Accelerating in curves', 'per 100 km', 1, P(0, 4), ['imu'],
     'Longitudinal acceleration of 2 m/s^2 or more while lateral acceleration is 2 m/s^2 or more, per 100 km.'),
-  f('cornering', 'lateralJerkP95', 'Steering smoothness', 'm/s^3', 1, P(1.5, 2), ['imu'],
+  f('cornering', 'lateralJerkP95', 'Steering smoothness', 'm/s^3', 1, P(1, 1), ['imu'],
     '95th percentile of lateral jerk while moving.'),
   f('cornering', 'sharpTurnRate', 'Sharp turns at speed', 'per 100 km', 1, P(0, 5), ['gps'],
     'Turns of more than 60 degrees within 5 s taken above 30 km/h throughout, per 100 km.'),
@@ -257,7 +266,7 @@ export const FACTORS: readonly FactorDefinition[] = [
     'Phone-use seconds within 50 m of a junction or traffic signal, per hour driven.'),
   f('distraction', 'urbanPhoneUseShare', 'Phone use in town', '%', 1, P(0, 3), ['phone', 'map', 'limits'],
     'Share of moving time on roads limited to 50 km/h or less spent in phone use.'),
-  f('distraction', 'distractedHarshEventCount', 'Harsh events after phone use', 'count', 2, P(0, 1), ['phone'],
+  f('distraction', 'distractedHarshEventCount', 'Harsh events after phone use', 'count', 1, P(0, 1), ['phone'],
     'Harsh braking or cornering within 10 s after a phone-use episode.'),
   f('distraction', 'phoneUseAtSpeedRate', 'Phone use started at speed', 'per 100 km', 1, P(0, 5), ['phone'],
     'Phone-use episodes that start above 50 km/h, per 100 km.'),
@@ -298,10 +307,10 @@ export const FACTORS: readonly FactorDefinition[] = [
     'Share of distance on unpaved surfaces.'),
   f('exposure', 'junctionDensity', 'Junction density', 'per km', 0.5, P(2, 4), ['gps', 'map'],
     'Junctions passed per km.'),
-  f('exposure', 'stopFrequency', 'Stops', 'per km', 0.5, P(1, 2), ['gps'],
-    'Stops (under 5 km/h for 3 s or more) per km.'),
-  f('exposure', 'congestionShare', 'Congestion', '%', 0.5, P(0, 40), ['gps', 'map', 'limits'],
-    'Share of moving time below 20 km/h on roads limited to 50 km/h or more.'),
+  f('exposure', 'stopFrequency', 'Stops', 'per km', 0, P(1, 2), ['gps'],
+    'Stops (under 5 km/h for 3 s or more) per km: traffic context, reported, not scored.'),
+  f('exposure', 'congestionShare', 'Congestion', '%', 0, P(0, 40), ['gps', 'map', 'limits'],
+    'Share of moving time below 20 km/h on roads limited to 50 km/h or more: traffic context, reported, not scored.'),
 ];
 
 /** Factor definitions by key. */
@@ -311,5 +320,5 @@ export const FACTOR_BY_KEY: ReadonlyMap<string, FactorDefinition> = new Map(FACT
 export function factorScore(mapping: FactorMapping, value: number): number {
   if (mapping.kind === 'reward') return Math.max(0, Math.min(100, 100 * value));
   const excess = Math.max(0, value - mapping.free);
-  return 100 * 2 ** (-excess / mapping.half);
+  return 100 / (1 + (excess / mapping.half) ** mapping.shape);
 }

@@ -1,0 +1,47 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { type Sample, scoreTrip, validateTelemetry } from '../src/index.ts';
+
+const file = new URL('../../../../shared/data/traces/munich-x0001-001.json', import.meta.url);
+
+/** The real trace: WKT points with local times; 1 Hz, one position jump after a frozen stretch. */
+function munichSamples(): Sample[] {
+  const rows = JSON.parse(readFileSync(file, 'utf8')) as Array<{ point: string; time: string }>;
+  return rows.map((r) => {
+    const [, lon, lat] = /POINT\(([-\d.]+) ([-\d.]+)\)/.exec(r.point)!;
+    const t = Date.parse(r.time.replace(' ', 'T').replace(/([+-]\d\d)(\d\d)$/, '$1:$2'));
+    return { type: 'gps', t, lon: Number(lon), lat: Number(lat) };
+  });
+}
+
+describe.skipIf(!existsSync(file))('the real Munich trace (../shared/data/traces, absent in a fresh clone)', () => {
+  const samples = existsSync(file) ? munichSamples() : [];
+
+  it('validates, is cleaned of its frozen fixes and jump, and scores without a crash', () => {
+    expect(validateTelemetry({ samples }).ok).toBe(true);
+    const trip = scoreTrip(samples);
+    expect(trip.dataQuality?.droppedFixes.stale).toBeGreaterThan(30);
+    // The 470 m jump after 34 s frozen in a tunnel is explained as a gap, not driven at 1,700 km/h.
+    expect(trip.summary.maxSpeedKmh).toBeLessThan(130);
+    expect(trip.distanceKm).toBeGreaterThan(13);
+    expect(trip.distanceKm).toBeLessThan(14.5);
+    expect(trip.overallScore).toBeGreaterThan(0);
+    expect(trip.dataQuality?.timeZone).toBe('Europe/Berlin');
+  });
+
+  it('marks what no road network and no phone or IMU data can give as unavailable', () => {
+    const trip = scoreTrip(samples);
+    expect(trip.mapMatched).toBe(false);
+    const speeding = trip.themes.find((t) => t.id === 'speeding')!;
+    expect(speeding).toMatchObject({ available: false, themeScore: null });
+    const intensity = speeding.factors.find((f) => f.key === 'speedingIntensity')!;
+    expect(intensity).toMatchObject({ available: false, score: null });
+    expect(intensity.unavailableReason).toMatch(/map-matched/);
+    expect(trip.themes.find((t) => t.id === 'distraction')!.available).toBe(false);
+    for (const key of ['brakingOnsetJerk', 'longitudinalJerkRms', 'engineHighRpmShare']) {
+      const f = trip.themes.flatMap((t) => t.factors).find((x) => x.key === key)!;
+      expect(f.available, key).toBe(false);
+    }
+    expect(['braking', 'acceleration', 'cornering', 'exposure']).toContain(trip.weakestTheme.id);
+  });
+});
