@@ -41,7 +41,7 @@ async function measure(target: BenchTarget, scenario: Scenario, connections: num
           requests: [
             {
               method: scenario.method,
-              setupRequest: (req: Record<string, unknown>) => ({ ...req, body: JSON.stringify(scenario.body!(++n)) }),
+              setupRequest: (req: autocannon.Request) => ({ ...req, body: JSON.stringify(scenario.body!(++n)) }),
             },
           ],
         }
