@@ -81,13 +81,19 @@ export function pageUri(slug: string, ancestors: AncestorSlugs): string {
 
 /**
  * get_sample_permalink()[0]: the permalink with `%postname%` / `%pagename%` left in place, pages under
- * their parents' path.
+ * their parents' path. Drafts, pending and scheduled posts are shown as if published; a post whose
+ * status has no pretty link even then (trash) keeps its plain link.
  */
-export function permalinkTemplate(post: Post, settings: LinkSettings, ancestors: AncestorSlugs = []): string {
+export function permalinkTemplate(
+  post: Post,
+  settings: LinkSettings,
+  ancestors: AncestorSlugs = [],
+  canReadPrivate = true,
+): string {
   const home = untrailingslash(settings.home);
-  if (settings.permalinkStructure === '') {
-    return post.type === 'page' ? `${home}/?page_id=${post.id}` : `${home}/?p=${post.id}`;
-  }
+  const status = ['draft', 'pending', 'future'].includes(post.status) ? 'publish' : post.status;
+  const plain = post.type === 'page' ? `${home}/?page_id=${post.id}` : `${home}/?p=${post.id}`;
+  if (settings.permalinkStructure === '' || forcePlainLink({ status }, canReadPrivate, true)) return plain;
   if (post.type === 'page') {
     if (settings.showOnFront === 'page' && settings.pageOnFront === post.id) return `${home}/`;
     const parents = ancestors.filter((s) => s !== '').join('/');

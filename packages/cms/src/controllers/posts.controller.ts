@@ -1421,7 +1421,14 @@ export class PostsController extends RestController {
       if (has(tax.restBase)) data[tax.restBase] = extras.terms.get(post.id)?.get(tax.slug) ?? [];
     }
     if (this.type.viewable) {
-      if (has('permalink_template')) data.permalink_template = permalinkTemplate(post, s, ancestors);
+      if (has('permalink_template')) {
+        data.permalink_template = permalinkTemplate(
+          post,
+          s,
+          ancestors,
+          extras.canReadPrivate || post.authorId === request.user.id,
+        );
+      }
       if (has('generated_slug'))
         data.generated_slug = extras.generatedSlugs.get(post.id) ?? sanitizeTitle(post.title, String(post.id));
     }
