@@ -1,0 +1,501 @@
+// `npx trips ...`: the admin CLI of the trip-scoring service. Every command works on one environment's
+// database (--env, default production) through the same operations the HTTP endpoints use.
+import path from 'node:path';
+import { connectRedis, createLogger, describeConfig, loadConfig, runCli } from '@svc/platform';
+import { buildGraphFromOsm, generateCity, type RoadGraph, writeGraph } from '@svc/roads';
+import { SingleBar } from 'cli-progress';
+import { Command, Option } from 'commander';
+import { parseExpiry, printRows } from './cli/output.ts';
+import { type TripsConfig, tripsConfigSpec } from './config.ts';
+import { importFile, readImportFile } from './connectors/import-files.ts';
+import { ENVIRONMENTS, type Environment, parseEnvironment } from './environment.ts';
+import { ScoringWorker } from './ingest/scoring-worker.ts';
+import { prepareSandbox } from './sandbox/seed-sandbox.ts';
+import { rescore } from './scoring/rescore.ts';
+import { createThreadPoolScorer } from './scoring/thread-pool-scorer.ts';
+import { openEnvironmentDatabase, startEnvironment } from './service/environment-service.ts';
+import { ensureRoadGraph } from './service/road-graph.ts';
+import { startScorer } from './service/scorer-factory.ts';
+import { createApiToken, listApiTokens, revokeApiToken } from './store/api-tokens.ts';
+import { createDriver, listDrivers } from './store/drivers.ts';
+import { createFleet, listFleets, requireFleet } from './store/fleets.ts';
+import { createIngestKey, listIngestKeys, revokeIngestKey } from './store/ingest-keys.ts';
+import { queueCounts, requeue } from './store/job-queue.ts';
+import type { TripsDatabase } from './store/open-trips-database.ts';
+import { createVehicle, listVehicles, requireVehicle } from './store/vehicles.ts';
+
+const envOption = () =>
+  new Option('--env <environment>', 'environment whose database to use')
+    .choices([...ENVIRONMENTS])
+    .default('production');
+
+function config(): TripsConfig {
+  return loadConfig(tripsConfigSpec);
+}
+
+/** Opens the environment's database, runs `work`, closes it. */
+async function withDatabase<T>(env: string, work: (db: TripsDatabase, environment: Environment) => Promise<T>) {
+  const environment = parseEnvironment(env);
+  const database = await openEnvironmentDatabase(config(), environment);
+  try {
+    return await work(database, environment);
+  } finally {
+    await database.close();
+  }
+}
+
+const err = (text: string) => process.stderr.write(`${text}\n`);
+
+const program = new Command('trips')
+  .description(
+    'Admin CLI of the trip-scoring service (fleets, vehicles, drivers, tokens, ingest keys, import, rescore)',
+  )
+  .addHelpText('after', `\nConfiguration (environment variables):\n${describeConfig(tripsConfigSpec)}`);
+
+program
+  .command('serve')
+  .description('run one environment: public API, private ingest endpoint and scoring worker (until SIGTERM)')
+  .addOption(envOption())
+  .action(async (opts: { env: string }) => {
+    const environment = parseEnvironment(opts.env);
+    const cfg = config();
+    const logger = createLogger({ level: cfg.logLevel, name: 'trips' });
+    const graph = await ensureRoadGraph(cfg, logger);
+    const scorer = cfg.scoringWorker === 'on' ? await startScorer(graph.file, cfg.scoringThreads, logger) : null;
+    const redis = cfg.redisUrl ? await connectRedis(cfg.redisUrl) : undefined;
+    const running = await startEnvironment({ environment, config: cfg, logger, scorer, redis });
+    const sandbox =
+      environment === 'sandbox'
+        ? await prepareSandbox({
+            database: running.database,
+            dataDir: cfg.dataDir,
+            graphFile: graph.file,
+            ingestUrl: running.ingestUrl,
+            tripCount: cfg.sandboxSeedTrips,
+            logger,
+          })
+        : undefined;
+    logger.info(
+      {
+        environment,
+        api: `${running.apiUrl}/v1`,
+        ingest: `${running.ingestUrl}/ingest/v1`,
+        roadGraph: graph.description,
+      },
+      'trips service listening',
+    );
+    await new Promise<void>((resolve) => {
+      const stop = () => {
+        void (async () => {
+          await sandbox?.stop();
+          await running.shutdown();
+          await scorer?.close();
+          redis?.disconnect();
+          resolve();
+        })();
+      };
+      process.once('SIGTERM', stop);
+      process.once('SIGINT', stop);
+    });
+  });
+
+program
+  .command('migrate')
+  .description('apply pending database migrations (both environments unless --env is given)')
+  .addOption(new Option('--env <environment>', 'only this environment').choices([...ENVIRONMENTS]))
+  .action(async (opts: { env?: string }) => {
+    for (const environment of opts.env ? [parseEnvironment(opts.env)] : ENVIRONMENTS) {
+      await withDatabase(environment, async (db) => {
+        process.stdout.write(`${environment}: ${db.location} is up to date\n`);
+      });
+    }
+  });
+
+const fleets = program.command('fleets').description('fleets: the unit a token reaches');
+fleets
+  .command('create')
+  .description('create a fleet')
+  .requiredOption('--name <name>', 'display name')
+  .option('--id <fleetId>', 'fleet id (fleet_ + a-z, 0-9, _ or -); generated when omitted')
+  .addOption(envOption())
+  .action((opts: { name: string; id?: string; env: string }) =>
+    withDatabase(opts.env, async (db) => {
+      const fleet = await createFleet(db.db, { name: opts.name, fleetId: opts.id });
+      process.stdout.write(`${fleet.fleetId}\n`);
+    }),
+  );
+fleets
+  .command('list')
+  .description('list fleets')
+  .option('--json', 'JSON output')
+  .addOption(envOption())
+  .action((opts: { json?: boolean; env: string }) =>
+    withDatabase(opts.env, async (db) => printRows((await listFleets(db.db)) as never, { json: opts.json })),
+  );
+
+const vehicles = program.command('vehicles').description('vehicles, addressed by plate');
+vehicles
+  .command('create')
+  .description('register a vehicle in a fleet')
+  .requiredOption('--fleet <fleetId>', 'fleet it belongs to')
+  .requiredOption('--plate <plate>', 'plate or unit identifier (unique in the environment)')
+  .option('--type <machineType>', 'car, van, truck, motorcycle or bus', 'car')
+  .option('--make <make>', 'manufacturer')
+  .option('--model <model>', 'model')
+  .addOption(envOption())
+  .action((opts: { fleet: string; plate: string; type: string; make?: string; model?: string; env: string }) =>
+    withDatabase(opts.env, async (db) => {
+      const v = await createVehicle(db.db, {
+        fleetId: opts.fleet,
+        plate: opts.plate,
+        machineType: opts.type,
+        make: opts.make,
+        model: opts.model,
+      });
+      process.stdout.write(`${v.plate}\n`);
+    }),
+  );
+vehicles
+  .command('list')
+  .description('list vehicles')
+  .option('--fleet <fleetId>', 'only this fleet')
+  .option('--json', 'JSON output')
+  .addOption(envOption())
+  .action((opts: { fleet?: string; json?: boolean; env: string }) =>
+    withDatabase(opts.env, async (db) => {
+      if (opts.fleet) await requireFleet(db.db, opts.fleet);
+      const rows = (await listVehicles(db.db, { fleetId: opts.fleet })).map((v) => ({
+        plate: v.plate,
+        fleetId: v.fleetId,
+        machineType: v.machineType,
+        make: v.make,
+        model: v.model,
+        createdAt: v.createdAt,
+      }));
+      printRows(rows, { json: opts.json });
+    }),
+  );
+
+const drivers = program.command('drivers').description('drivers of a fleet');
+drivers
+  .command('create')
+  .description('register a driver (telemetry may also name new drivers; they are then registered without a name)')
+  .requiredOption('--fleet <fleetId>', 'fleet')
+  .requiredOption('--id <driverId>', 'driver id as the telematics report it')
+  .option('--name <name>', 'display name')
+  .addOption(envOption())
+  .action((opts: { fleet: string; id: string; name?: string; env: string }) =>
+    withDatabase(opts.env, async (db) => {
+      const d = await createDriver(db.db, { fleetId: opts.fleet, driverId: opts.id, name: opts.name });
+      process.stdout.write(`${d.driverId}\n`);
+    }),
+  );
+drivers
+  .command('list')
+  .description('list drivers')
+  .option('--fleet <fleetId>', 'only this fleet')
+  .option('--json', 'JSON output')
+  .addOption(envOption())
+  .action((opts: { fleet?: string; json?: boolean; env: string }) =>
+    withDatabase(opts.env, async (db) =>
+      printRows((await listDrivers(db.db, { fleetId: opts.fleet })) as never, { json: opts.json }),
+    ),
+  );
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+const tokens = program.command('tokens').description('API tokens (bearer tokens of /v1)');
+tokens
+  .command('create')
+  .description('issue a token; it is printed once on stdout and stored only as a SHA-256 hash')
+  .requiredOption('--fleet <fleetId>', 'fleet the token reaches (repeat for several)', collect)
+  .option('--admin', 'without x-fleet-id the token reads all its fleets at once')
+  .option('--owner <owner>', 'who holds the token (default: the fleet names)')
+  .option('--expires <when>', 'expiry: a duration (90d, 12h, 30m, 2w) or an ISO 8601 date')
+  .option('--rate-limit <perMinute>', 'requests per minute for this token (default: the service limit)')
+  .addOption(envOption())
+  .action(
+    (opts: { fleet: string[]; admin?: boolean; owner?: string; expires?: string; rateLimit?: string; env: string }) =>
+      withDatabase(opts.env, async (db, environment) => {
+        const rate = opts.rateLimit !== undefined ? Number(opts.rateLimit) : undefined;
+        if (rate !== undefined && !Number.isInteger(rate)) throw new Error('--rate-limit must be a whole number');
+        const { token, secret } = await createApiToken(db.db, {
+          environment,
+          fleets: opts.fleet,
+          admin: opts.admin ?? false,
+          owner: opts.owner,
+          expiresAtMs: opts.expires ? parseExpiry(opts.expires) : null,
+          rateLimitPerMin: rate,
+        });
+        process.stdout.write(`${secret}\n`);
+        err(
+          `${token.tokenId}: ${environment}${token.admin ? ' admin' : ''} token for ${token.fleets.join(', ')} (owner ${token.owner}${token.expiresAt ? `, expires ${token.expiresAt}` : ''}). It is shown once: store it now.`,
+        );
+      }),
+  );
+tokens
+  .command('list')
+  .description('list tokens (ids and hints, never secrets)')
+  .option('--json', 'JSON output')
+  .addOption(envOption())
+  .action((opts: { json?: boolean; env: string }) =>
+    withDatabase(opts.env, async (db) => {
+      const now = Date.now();
+      const rows = (await listApiTokens(db.db)).map((t) => ({
+        tokenId: t.tokenId,
+        hint: `${t.hint}...`,
+        owner: t.owner,
+        admin: t.admin,
+        fleets: t.fleets,
+        rateLimitPerMin: t.rateLimitPerMin,
+        status: t.revokedAt ? 'revoked' : t.expiresAt && Date.parse(t.expiresAt) <= now ? 'expired' : 'active',
+        expiresAt: t.expiresAt,
+        createdAt: t.createdAt,
+      }));
+      printRows(rows, { json: opts.json });
+    }),
+  );
+tokens
+  .command('revoke')
+  .description('revoke a token; its next request gets 401')
+  .argument('<tokenId>', 'tok_... from tokens list')
+  .addOption(envOption())
+  .action((tokenId: string, opts: { env: string }) =>
+    withDatabase(opts.env, async (db) => {
+      await revokeApiToken(db.db, tokenId);
+      process.stdout.write(`${tokenId} revoked\n`);
+    }),
+  );
+
+const keys = program
+  .command('ingest-keys')
+  .description('keys of devices and connectors for the private ingest endpoint');
+keys
+  .command('create')
+  .description('issue an ingest key for a fleet (printed once); --vehicle makes it a device key for that vehicle only')
+  .requiredOption('--fleet <fleetId>', 'fleet the uploads go to')
+  .option('--vehicle <plate>', 'bind the key to one vehicle (device key)')
+  .option('--name <name>', 'label, e.g. the device or connector name')
+  .addOption(envOption())
+  .action((opts: { fleet: string; vehicle?: string; name?: string; env: string }) =>
+    withDatabase(opts.env, async (db, environment) => {
+      const { key, secret } = await createIngestKey(db.db, {
+        environment,
+        fleetId: opts.fleet,
+        plate: opts.vehicle,
+        name: opts.name,
+      });
+      process.stdout.write(`${secret}\n`);
+      err(
+        `${key.keyId}: ${key.plate ? `device key for ${key.plate}` : 'connector key'} in ${key.fleetId}. It is shown once: store it now.`,
+      );
+    }),
+  );
+keys
+  .command('list')
+  .description('list ingest keys')
+  .option('--json', 'JSON output')
+  .addOption(envOption())
+  .action((opts: { json?: boolean; env: string }) =>
+    withDatabase(opts.env, async (db) => {
+      const rows = (await listIngestKeys(db.db)).map((k) => ({
+        keyId: k.keyId,
+        hint: `${k.hint}...`,
+        fleetId: k.fleetId,
+        vehicle: k.plate,
+        name: k.name,
+        status: k.revokedAt ? 'revoked' : 'active',
+        createdAt: k.createdAt,
+      }));
+      printRows(rows, { json: opts.json });
+    }),
+  );
+keys
+  .command('revoke')
+  .description('revoke an ingest key')
+  .argument('<keyId>', 'ik_... from ingest-keys list')
+  .addOption(envOption())
+  .action((keyId: string, opts: { env: string }) =>
+    withDatabase(opts.env, async (db) => {
+      await revokeIngestKey(db.db, keyId);
+      process.stdout.write(`${keyId} revoked\n`);
+    }),
+  );
+
+program
+  .command('import')
+  .description('import trips from GPX, CSV, GeoJSON or NDJSON files (optionally .gz) through the ingest operation')
+  .argument('<files...>', 'files to import')
+  .requiredOption('--fleet <fleetId>', 'fleet the trips belong to')
+  .option('--vehicle <plate>', 'vehicle of the trips (required unless each trip names its vehicle)')
+  .option('--driver <driverId>', 'driver of the trips')
+  .option('--no-score', 'only store and queue the trips; a running service scores them')
+  .addOption(envOption())
+  .action((files: string[], opts: { fleet: string; vehicle?: string; driver?: string; score: boolean; env: string }) =>
+    withDatabase(opts.env, async (db) => {
+      await requireFleet(db.db, opts.fleet);
+      if (opts.vehicle) {
+        const vehicle = await requireVehicle(db.db, opts.vehicle);
+        if (vehicle.fleetId !== opts.fleet)
+          throw new Error(`vehicle ${vehicle.plate} belongs to fleet ${vehicle.fleetId}`);
+      }
+      let total = 0;
+      for (const f of files) total += (await readImportFile(f)).contents.trips.length;
+      const bar = new SingleBar({
+        format: 'importing {bar} {value}/{total} trips | {file}',
+        noTTYOutput: false,
+        stream: process.stderr,
+      });
+      bar.start(total, 0, { file: '' });
+      const summaries = [];
+      for (const file of files) {
+        bar.update({ file: path.basename(file) });
+        summaries.push(
+          await importFile(db.db, file, {
+            fleetId: opts.fleet,
+            plate: opts.vehicle,
+            driverId: opts.driver,
+            onTrip: () => bar.increment(),
+          }),
+        );
+      }
+      bar.stop();
+      let failedFiles = 0;
+      for (const s of summaries) {
+        process.stdout.write(
+          `${s.file}: ${s.imported} imported, ${s.duplicates} duplicate${s.duplicates === 1 ? '' : 's'}, ${s.rejected.length} rejected\n`,
+        );
+        for (const r of s.rejected) process.stdout.write(`  rejected ${r.location}: ${r.reason}\n`);
+        if (s.imported + s.duplicates === 0) failedFiles++;
+      }
+      const imported = summaries.reduce((n, s) => n + s.imported, 0);
+      if (opts.score && imported > 0) await scoreQueue(db, imported);
+      if (failedFiles === files.length) throw new Error('no trip could be imported');
+    }),
+  );
+
+/** Scores the queue in this process, with a progress bar, until nothing is runnable. */
+async function scoreQueue(db: TripsDatabase, expected: number): Promise<void> {
+  const cfg = config();
+  const logger = createLogger({ level: 'warn', name: 'trips' });
+  const graph = await ensureRoadGraph(cfg, logger);
+  const scorer = await createThreadPoolScorer({ graphFile: graph.file, threads: cfg.scoringThreads });
+  const worker = new ScoringWorker({ db, scorer, logger, concurrency: cfg.scoringThreads });
+  const bar = new SingleBar({ format: 'scoring   {bar} {value}/{total} trips', stream: process.stderr });
+  bar.start(expected, 0);
+  try {
+    let done = 0;
+    for (;;) {
+      const n = await worker.runOnce();
+      if (n === 0) break;
+      done += n;
+      bar.update(Math.min(done, expected));
+    }
+  } finally {
+    bar.stop();
+    await scorer.close();
+  }
+  const counts = await queueCounts(db.db);
+  process.stdout.write(
+    `scoring: ${counts.scored} scored, ${counts.failed} failed, ${counts.queued} waiting for a retry\n`,
+  );
+}
+
+program
+  .command('rescore')
+  .description('recompute stored trips with the current scoring model (resumable: run it again after an interruption)')
+  .option('--all', 'every trip, not only those scored by another model version (and failed ones)')
+  .addOption(envOption())
+  .action((opts: { all?: boolean; env: string }) =>
+    withDatabase(opts.env, async (db) => {
+      const cfg = config();
+      const graph = await ensureRoadGraph(cfg);
+      const scorer = await createThreadPoolScorer({ graphFile: graph.file, threads: cfg.scoringThreads });
+      const bar = new SingleBar({ format: 'rescoring {bar} {value}/{total} trips', stream: process.stderr });
+      let started = false;
+      try {
+        const result = await rescore(db, scorer, {
+          all: opts.all ?? false,
+          concurrency: cfg.scoringThreads,
+          onProgress: (done, total) => {
+            if (!started) bar.start(total, done);
+            started = true;
+            bar.update(done);
+          },
+        });
+        bar.stop();
+        process.stdout.write(
+          `${result.resumed ? 'resumed run' : 'run'} ${result.runId} (model ${result.modelVersion}): ${result.rescored} rescored, ${result.failed} not scorable\n`,
+        );
+      } finally {
+        bar.stop();
+        await scorer.close();
+      }
+    }),
+  );
+
+const queue = program.command('queue').description('the scoring queue');
+queue
+  .command('status')
+  .description('uploads per status')
+  .addOption(envOption())
+  .action((opts: { env: string }) =>
+    withDatabase(opts.env, async (db) => {
+      const counts = await queueCounts(db.db);
+      const failed = await db.db
+        .selectFrom('trip_uploads')
+        .select(['trip_id', 'plate', 'attempts', 'last_error'])
+        .where('status', '=', 'failed')
+        .orderBy('received_at_ms', 'desc')
+        .limit(20)
+        .execute();
+      process.stdout.write(
+        `${Object.entries(counts)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')}\n`,
+      );
+      for (const f of failed) process.stdout.write(`  failed ${f.trip_id} (${f.plate}): ${f.last_error}\n`);
+    }),
+  );
+queue
+  .command('retry')
+  .description('queue failed trips again (all, or the ids given)')
+  .argument('[tripIds...]', 'trip ids; all failed trips when omitted')
+  .addOption(envOption())
+  .action((tripIds: string[], opts: { env: string }) =>
+    withDatabase(opts.env, async (db) => {
+      const n = await requeue(db.db, { ...(tripIds.length > 0 ? { tripIds } : {}), failedOnly: true }, Date.now());
+      process.stdout.write(`${n} trip${n === 1 ? '' : 's'} queued again\n`);
+    }),
+  );
+
+const roads = program.command('roads').description('the road graph trips are scored against');
+roads
+  .command('build')
+  .description('build a road graph file from an OpenStreetMap extract, or generate the synthetic city')
+  .option('--osm <file>', 'OpenStreetMap extract (.osm.pbf, .osm, .osm.gz)')
+  .option('--synthetic', 'generate the synthetic city instead')
+  .option('--seed <n>', 'seed of the synthetic city', '7')
+  .option('--country <code>', 'ISO country whose default speed limits apply (OSM)')
+  .requiredOption('--out <file>', 'graph file to write (then set TRIPS_ROAD_GRAPH to it)')
+  .action(async (opts: { osm?: string; synthetic?: boolean; seed: string; country?: string; out: string }) => {
+    if (!opts.osm === !opts.synthetic) throw new Error('give exactly one of --osm <file> or --synthetic');
+    let graph: RoadGraph;
+    if (opts.osm) {
+      const bar = new SingleBar({ format: 'reading OSM {bar} {percentage}%', stream: process.stderr });
+      bar.start(100, 0);
+      graph = await buildGraphFromOsm(opts.osm, {
+        ...(opts.country ? { country: opts.country } : {}),
+        onProgress: (read, totalBytes) => bar.update(Math.floor((read / Math.max(1, totalBytes)) * 100)),
+      });
+      bar.stop();
+    } else {
+      const seed = Number(opts.seed);
+      if (!Number.isInteger(seed)) throw new Error('--seed must be an integer');
+      graph = generateCity({ seed });
+    }
+    writeGraph(graph, opts.out);
+    process.stdout.write(`${opts.out}: ${graph.edgeCount} directed edges, ${graph.nodeCount} nodes\n`);
+  });
+
+await runCli(program);

@@ -1,0 +1,124 @@
+import { parseTime } from '@svc/roads';
+import type { GpsSample } from '@svc/scoring';
+import { type FileContents, gpsSample } from './file-trip.ts';
+
+const COLUMN_NAMES = {
+  lon: ['lon', 'lng', 'long', 'longitude', 'x'],
+  lat: ['lat', 'latitude', 'y'],
+  time: ['time', 'timestamp', 't', 'datetime', 'date_time', 'utc'],
+  speedKmh: ['speed_kmh', 'speedkmh', 'kmh', 'speed_km_h'],
+  speedMps: ['speed_mps', 'speedmps', 'speed_ms', 'speed'],
+  heading: ['heading', 'heading_deg', 'course', 'bearing'],
+  accuracy: ['accuracy', 'accuracy_m', 'hacc', 'horizontal_accuracy'],
+  altitude: ['altitude', 'altitude_m', 'ele', 'elevation'],
+  trip: ['trip', 'trip_id', 'tripid', 'journey', 'journey_id'],
+} as const;
+
+/** Splits one CSV line: `,` `;` or tab separated, double quotes around cells allowed (with "" escapes). */
+function splitLine(line: string, separator: string): string[] {
+  const cells: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i]!;
+    if (quoted) {
+      if (ch === '"' && line[i + 1] === '"') {
+        cell += '"';
+        i++;
+      } else if (ch === '"') quoted = false;
+      else cell += ch;
+    } else if (ch === '"') quoted = true;
+    else if (ch === separator) {
+      cells.push(cell.trim());
+      cell = '';
+    } else cell += ch;
+  }
+  cells.push(cell.trim());
+  return cells;
+}
+
+/**
+ * CSV with a header row: `lon`, `lat`, `time` required (common spellings accepted); optional speed
+ * (`speed_kmh`, or `speed`/`speed_mps` in m/s), heading, accuracy, altitude, and a `trip_id` column
+ * that splits the file into trips (one trip when absent). A trip with a bad row is rejected whole,
+ * naming the line; other trips of the file are still imported.
+ */
+export function readCsv(text: string): FileContents {
+  const out: FileContents = { trips: [], rejected: [] };
+  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
+  const headerIndex = lines.findIndex((l) => l.trim() !== '');
+  if (headerIndex < 0) {
+    out.rejected.push({ location: 'file', reason: 'the file is empty' });
+    return out;
+  }
+  const header = lines[headerIndex]!;
+  const separator = header.includes('\t') ? '\t' : header.includes(';') && !header.includes(',') ? ';' : ',';
+  const names = splitLine(header, separator).map((c) => c.toLowerCase().replace(/[\s-]+/g, '_'));
+  const col = (kind: keyof typeof COLUMN_NAMES) =>
+    names.findIndex((n) => (COLUMN_NAMES[kind] as readonly string[]).includes(n));
+  const c = {
+    lon: col('lon'),
+    lat: col('lat'),
+    time: col('time'),
+    speedKmh: col('speedKmh'),
+    speedMps: col('speedMps'),
+    heading: col('heading'),
+    accuracy: col('accuracy'),
+    altitude: col('altitude'),
+    trip: col('trip'),
+  };
+  const missing = (['lon', 'lat', 'time'] as const).filter((k) => c[k] < 0);
+  if (missing.length > 0) {
+    out.rejected.push({
+      location: `line ${headerIndex + 1}`,
+      reason: `the header needs ${missing.join(', ')} columns (found: ${names.join(', ')})`,
+    });
+    return out;
+  }
+  const trips = new Map<string, { samples: GpsSample[]; lines: number[]; error?: string }>();
+  const num = (cells: string[], i: number) =>
+    i >= 0 && cells[i] !== undefined && cells[i] !== '' ? Number(cells[i]) : undefined;
+  for (let i = headerIndex + 1; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line.trim() === '') continue;
+    const cells = splitLine(line, separator);
+    const tripKey = c.trip >= 0 ? (cells[c.trip] ?? '') : '';
+    let trip = trips.get(tripKey);
+    if (!trip) {
+      trip = { samples: [], lines: [] };
+      trips.set(tripKey, trip);
+    }
+    if (trip.error) continue;
+    const kmh = num(cells, c.speedKmh);
+    const sample = gpsSample({
+      lon: cells[c.lon],
+      lat: cells[c.lat],
+      t: parseTime(cells[c.time]),
+      ...(kmh !== undefined ? { speedMps: kmh / 3.6 } : {}),
+      ...(kmh === undefined && num(cells, c.speedMps) !== undefined ? { speedMps: num(cells, c.speedMps)! } : {}),
+      ...(num(cells, c.heading) !== undefined ? { headingDeg: num(cells, c.heading)! } : {}),
+      ...(num(cells, c.accuracy) !== undefined ? { accuracyM: num(cells, c.accuracy)! } : {}),
+      ...(num(cells, c.altitude) !== undefined ? { altitudeM: num(cells, c.altitude)! } : {}),
+    });
+    if (typeof sample === 'string') trip.error = `line ${i + 1}: ${sample}`;
+    else {
+      trip.samples.push(sample);
+      trip.lines.push(i + 1);
+    }
+  }
+  for (const [key, trip] of trips) {
+    const label = c.trip >= 0 ? `trip "${key}"` : 'the file';
+    if (trip.error) out.rejected.push({ location: label, reason: trip.error });
+    else if (trip.samples.length > 0) {
+      const lineNumbers = trip.lines;
+      out.trips.push({
+        label: `${label} (lines ${lineNumbers[0]}-${lineNumbers.at(-1)})`,
+        samples: trip.samples,
+        meta: {},
+        locate: (s) => `line ${lineNumbers[s] ?? '?'}`,
+      });
+    }
+  }
+  if (trips.size === 0) out.rejected.push({ location: 'file', reason: 'the file has a header but no rows' });
+  return out;
+}

@@ -1,0 +1,119 @@
+import { parseTime } from '@svc/roads';
+import type { GpsSample } from '@svc/scoring';
+import { type FileContents, gpsSample } from './file-trip.ts';
+
+type Json = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Per-coordinate times of a LineString feature, as GPS exporters write them. */
+function timesOf(props: Json, feature: Json): unknown[] | undefined {
+  const cp = isObject(feature.coordinateProperties) ? feature.coordinateProperties : undefined;
+  for (const candidate of [props.coordTimes, props.times, props.timestamps, cp?.times, cp?.time]) {
+    if (Array.isArray(candidate)) return candidate.flat();
+  }
+  return undefined;
+}
+
+/**
+ * GeoJSON: a LineString (or MultiLineString) feature with per-point times (`properties.coordTimes`,
+ * `times` or `coordinateProperties.times`) is one trip; Point features with a `time` property form
+ * trips grouped by `properties.tripId` (one trip when absent). Positions' third value is the altitude.
+ * Locations in messages are `features[i]`.
+ */
+export function readGeoJson(text: string): FileContents {
+  const out: FileContents = { trips: [], rejected: [] };
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (err) {
+    out.rejected.push({ location: 'file', reason: `not valid JSON: ${(err as Error).message}` });
+    return out;
+  }
+  const features: unknown[] = isObject(doc)
+    ? doc.type === 'FeatureCollection' && Array.isArray(doc.features)
+      ? doc.features
+      : doc.type === 'Feature'
+        ? [doc]
+        : typeof doc.type === 'string' && 'coordinates' in doc
+          ? [{ type: 'Feature', geometry: doc, properties: {} }]
+          : []
+    : [];
+  if (features.length === 0) {
+    out.rejected.push({
+      location: 'file',
+      reason: 'no GeoJSON features (expected a FeatureCollection, Feature or geometry)',
+    });
+    return out;
+  }
+  const pointTrips = new Map<string, { samples: GpsSample[]; where: string[]; error?: string }>();
+  features.forEach((f, fi) => {
+    const where = `features[${fi}]`;
+    if (!isObject(f) || !isObject(f.geometry)) {
+      out.rejected.push({ location: where, reason: 'not a Feature with a geometry' });
+      return;
+    }
+    const props = isObject(f.properties) ? f.properties : {};
+    const g = f.geometry;
+    if (g.type === 'Point') {
+      const key = typeof props.tripId === 'string' || typeof props.tripId === 'number' ? String(props.tripId) : '';
+      let trip = pointTrips.get(key);
+      if (!trip) {
+        trip = { samples: [], where: [] };
+        pointTrips.set(key, trip);
+      }
+      if (trip.error) return;
+      const [lon, lat, alt] = Array.isArray(g.coordinates) ? g.coordinates : [];
+      const speed =
+        typeof props.speedMps === 'number' ? props.speedMps : typeof props.speed === 'number' ? props.speed : undefined;
+      const s = gpsSample({
+        lon,
+        lat,
+        t: parseTime(props.time ?? props.timestamp),
+        ...(typeof alt === 'number' ? { altitudeM: alt } : {}),
+        ...(speed !== undefined ? { speedMps: speed } : {}),
+      });
+      if (typeof s === 'string') trip.error = `${where}: ${s}`;
+      else {
+        trip.samples.push(s);
+        trip.where.push(where);
+      }
+      return;
+    }
+    if (g.type !== 'LineString' && g.type !== 'MultiLineString') {
+      out.rejected.push({
+        location: where,
+        reason: `geometry ${String(g.type)} is not a track (use LineString or Points)`,
+      });
+      return;
+    }
+    const coords = (g.type === 'LineString' ? [g.coordinates] : (g.coordinates as unknown[])) as unknown[];
+    const positions = coords.flatMap((line) => (Array.isArray(line) ? line : []));
+    const times = timesOf(props, f);
+    if (!times || times.length !== positions.length) {
+      out.rejected.push({
+        location: where,
+        reason: `needs one time per position in properties.coordTimes (or times): ${positions.length} positions, ${times?.length ?? 0} times`,
+      });
+      return;
+    }
+    const samples: GpsSample[] = [];
+    for (let i = 0; i < positions.length; i++) {
+      const p = positions[i];
+      const [lon, lat, alt] = Array.isArray(p) ? p : [];
+      const s = gpsSample({ lon, lat, t: parseTime(times[i]), ...(typeof alt === 'number' ? { altitudeM: alt } : {}) });
+      if (typeof s === 'string') {
+        out.rejected.push({ location: where, reason: `position ${i}: ${s}` });
+        return;
+      }
+      samples.push(s);
+    }
+    out.trips.push({ label: where, samples, meta: {}, locate: (i) => `${where} position ${i}` });
+  });
+  for (const [key, trip] of pointTrips) {
+    const label = key ? `points of trip "${key}"` : 'point features';
+    if (trip.error) out.rejected.push({ location: label, reason: trip.error });
+    else out.trips.push({ label, samples: trip.samples, meta: {}, locate: (i) => trip.where[i] ?? '?' });
+  }
+  return out;
+}

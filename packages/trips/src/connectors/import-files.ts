@@ -1,0 +1,149 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { DomainError } from '@svc/platform';
+import type { TelemetryBatch } from '@svc/scoring';
+import { canonicalPlate } from '../ids.ts';
+import { acceptUpload } from '../ingest/accept-upload.ts';
+import type { TripsDb } from '../store/open-trips-database.ts';
+import { readCsv } from './csv-connector.ts';
+import type { FileContents, FileRejection, FileTrip } from './file-trip.ts';
+import { readGeoJson } from './geojson-connector.ts';
+import { readGpx } from './gpx-connector.ts';
+import { readNdjson } from './ndjson-connector.ts';
+
+export type FileFormat = 'gpx' | 'csv' | 'geojson' | 'ndjson';
+
+/** The per-file summary the CLI prints. */
+export interface FileSummary {
+  file: string;
+  format: FileFormat | null;
+  /** Trips found in the file (imported + duplicates + rejected trips). */
+  trips: number;
+  imported: number;
+  duplicates: number;
+  rejected: FileRejection[];
+  tripIds: string[];
+}
+
+export interface ImportOptions {
+  fleetId: string;
+  /** Vehicle of every trip; when absent, each trip must name its own (NDJSON header or batch). */
+  plate?: string | undefined;
+  driverId?: string | undefined;
+  nowMs?: number;
+  /** Called after each trip is stored or refused (progress bars). */
+  onTrip?: () => void;
+}
+
+/** The format of a file, from its name (a trailing .gz is ignored). */
+export function formatOf(file: string): FileFormat | null {
+  const name = file.toLowerCase().replace(/\.gz$/, '');
+  if (name.endsWith('.gpx')) return 'gpx';
+  if (name.endsWith('.csv') || name.endsWith('.tsv') || name.endsWith('.txt')) return 'csv';
+  if (name.endsWith('.geojson') || name.endsWith('.json')) return 'geojson';
+  if (name.endsWith('.ndjson') || name.endsWith('.jsonl')) return 'ndjson';
+  return null;
+}
+
+/** Reads and splits a file into trips, without storing anything. */
+export async function readImportFile(file: string): Promise<{ format: FileFormat | null; contents: FileContents }> {
+  const format = formatOf(file);
+  if (!format) {
+    return {
+      format,
+      contents: {
+        trips: [],
+        rejected: [
+          { location: 'file', reason: 'unknown format: use .gpx, .csv, .geojson/.json or .ndjson (optionally .gz)' },
+        ],
+      },
+    };
+  }
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(file);
+    if (bytes[0] === 0x1f && bytes[1] === 0x8b) bytes = gunzipSync(bytes);
+  } catch (err) {
+    const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    return { format, contents: { trips: [], rejected: [{ location: 'file', reason: `cannot read it (${reason})` }] } };
+  }
+  const text = bytes.toString('utf8');
+  const read = { gpx: readGpx, csv: readCsv, geojson: readGeoJson, ndjson: readNdjson }[format];
+  return { format, contents: read(text) };
+}
+
+/**
+ * Imports the trips of one file through the same operation as the ingest endpoint (validation,
+ * idempotency, one commit per trip, queued for scoring). A trip's idempotency key is its clientTripId
+ * when the file gives one, otherwise a hash of its vehicle and samples, so importing a file twice (even
+ * renamed) reports duplicates instead of storing trips twice.
+ */
+export async function importFile(db: TripsDb, file: string, options: ImportOptions): Promise<FileSummary> {
+  const { format, contents } = await readImportFile(file);
+  const summary: FileSummary = {
+    file,
+    format,
+    trips: contents.trips.length + contents.rejected.length,
+    imported: 0,
+    duplicates: 0,
+    rejected: [...contents.rejected],
+    tripIds: [],
+  };
+  for (const trip of contents.trips) {
+    const outcome = await importTrip(db, file, trip, options);
+    if (outcome.kind === 'rejected') summary.rejected.push({ location: trip.label, reason: outcome.reason });
+    else {
+      summary.tripIds.push(outcome.tripId);
+      if (outcome.kind === 'imported') summary.imported++;
+      else summary.duplicates++;
+    }
+    options.onTrip?.();
+  }
+  return summary;
+}
+
+type TripOutcome = { kind: 'imported' | 'duplicate'; tripId: string } | { kind: 'rejected'; reason: string };
+
+async function importTrip(db: TripsDb, file: string, trip: FileTrip, options: ImportOptions): Promise<TripOutcome> {
+  const named = typeof trip.meta.vehicle === 'string' ? trip.meta.vehicle : undefined;
+  if (options.plate && named && canonicalPlate(named) !== canonicalPlate(options.plate)) {
+    return { kind: 'rejected', reason: `the file names vehicle "${named}" but --vehicle is "${options.plate}"` };
+  }
+  const vehicle = options.plate ?? named;
+  if (!vehicle) return { kind: 'rejected', reason: 'no vehicle: pass --vehicle <plate>' };
+  const driverId = options.driverId ?? (typeof trip.meta.driverId === 'string' ? trip.meta.driverId : undefined);
+  const batch: TelemetryBatch = {
+    schemaVersion: 1,
+    ...trip.meta,
+    vehicle,
+    ...(driverId !== undefined ? { driverId } : {}),
+    samples: trip.samples,
+  } as TelemetryBatch;
+  const key =
+    typeof trip.meta.clientTripId === 'string'
+      ? trip.meta.clientTripId
+      : `import-${createHash('sha256')
+          .update(canonicalPlate(vehicle))
+          .update(JSON.stringify(trip.samples))
+          .digest('hex')
+          .slice(0, 48)}`;
+  try {
+    const accepted = await acceptUpload(
+      db,
+      { fleetId: options.fleetId, vehicleId: null, keyId: null, source: `import:${path.basename(file)}` },
+      key,
+      batch,
+      options.nowMs ?? Date.now(),
+    );
+    return { kind: accepted.status === 'queued' ? 'imported' : 'duplicate', tripId: accepted.tripId };
+  } catch (err) {
+    if (err instanceof DomainError && (err.code === 'invalid_input' || err.code === 'forbidden')) {
+      // Validation names samples by index; the file's reader knows their line.
+      const reason = err.message.replace(/samples\[(\d+)\]\.?/g, (_m, i: string) => `${trip.locate(Number(i))}: `);
+      return { kind: 'rejected', reason };
+    }
+    throw err;
+  }
+}

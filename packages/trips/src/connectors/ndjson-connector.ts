@@ -1,0 +1,79 @@
+import type { Sample, TelemetryMeta } from '@svc/scoring';
+import type { FileContents } from './file-trip.ts';
+
+const META_KEYS = [
+  'clientTripId',
+  'deviceId',
+  'vehicle',
+  'driverId',
+  'machineType',
+  'imuFrame',
+  'timeZone',
+  'phoneMonitored',
+];
+
+/**
+ * NDJSON in the telemetry format: each line a sample (`{"type":"gps",...}`, any sample type); a header
+ * line `{"type":"header",...meta}` starts a new trip; a line holding a whole TelemetryBatch (with a
+ * `samples` array) is a trip by itself. A trip with an unreadable line is rejected whole, naming it.
+ * Sample contents are checked by the telemetry validation afterwards, which names the line.
+ */
+export function readNdjson(text: string): FileContents {
+  const out: FileContents = { trips: [], rejected: [] };
+  type Draft = { first: number; samples: Sample[]; lines: number[]; meta: Partial<TelemetryMeta>; error?: string };
+  let current: Draft | null = null;
+  const finish = () => {
+    if (!current) return;
+    const d: Draft = current;
+    current = null;
+    const label = `lines ${d.first}-${d.lines.at(-1) ?? d.first}`;
+    if (d.error) out.rejected.push({ location: label, reason: d.error });
+    else if (d.samples.length === 0)
+      out.rejected.push({ location: `line ${d.first}`, reason: 'a header with no samples after it' });
+    else out.trips.push({ label, samples: d.samples, meta: d.meta, locate: (i) => `line ${d.lines[i] ?? '?'}` });
+  };
+  const lines = text.replace(/^\uFEFF/, '').split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const lineNo = i + 1;
+    const line = lines[i]!.trim();
+    if (line === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (err) {
+      current ??= { first: lineNo, samples: [], lines: [], meta: {} };
+      current.error ??= `line ${lineNo}: not valid JSON (${(err as Error).message})`;
+      continue;
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      current ??= { first: lineNo, samples: [], lines: [], meta: {} };
+      current.error ??= `line ${lineNo}: each line must be a JSON object`;
+      continue;
+    }
+    const record = value as Record<string, unknown>;
+    if (Array.isArray(record.samples)) {
+      finish();
+      const meta = Object.fromEntries(META_KEYS.filter((k) => k in record).map((k) => [k, record[k]]));
+      out.trips.push({
+        label: `line ${lineNo}`,
+        samples: record.samples as Sample[],
+        meta: meta as Partial<TelemetryMeta>,
+        locate: (s) => `line ${lineNo} samples[${s}]`,
+      });
+      continue;
+    }
+    if (record.type === 'header') {
+      finish();
+      const meta = Object.fromEntries(META_KEYS.filter((k) => k in record).map((k) => [k, record[k]]));
+      current = { first: lineNo, samples: [], lines: [], meta: meta as Partial<TelemetryMeta> };
+      continue;
+    }
+    current ??= { first: lineNo, samples: [], lines: [], meta: {} };
+    current.samples.push(record as unknown as Sample);
+    current.lines.push(lineNo);
+  }
+  finish();
+  if (out.trips.length === 0 && out.rejected.length === 0)
+    out.rejected.push({ location: 'file', reason: 'the file is empty' });
+  return out;
+}

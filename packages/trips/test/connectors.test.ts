@@ -1,0 +1,166 @@
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { testDialects } from '@svc/platform/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importFile } from '../src/connectors/import-files.ts';
+import { createFleet } from '../src/store/fleets.ts';
+import { TRIPS_MIGRATION_TABLE, tripsMigrations } from '../src/store/migrations.ts';
+import type { TripsDatabase } from '../src/store/open-trips-database.ts';
+import { createVehicle } from '../src/store/vehicles.ts';
+
+const T0 = Date.UTC(2026, 10, 1, 8, 0, 0);
+const iso = (i: number) => new Date(T0 + i * 1000).toISOString();
+const lonAt = (i: number) => (7.42 + i * 0.0002).toFixed(6);
+
+function gpx(): string {
+  const pts = (n: number, offset: number) =>
+    Array.from(
+      { length: n },
+      (_, i) => `      <trkpt lat="43.73" lon="${lonAt(i)}"><ele>12</ele><time>${iso(offset + i)}</time></trkpt>`,
+    ).join('\n');
+  return `<?xml version="1.0"?>
+<gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1">
+  <trk><name>Morning</name><trkseg>
+${pts(30, 0)}
+  </trkseg></trk>
+  <trk><name>Broken</name><trkseg>
+      <trkpt lat="43.73" lon="7.42"><time>${iso(100)}</time></trkpt>
+      <trkpt lat="95" lon="7.43"><time>${iso(101)}</time></trkpt>
+  </trkseg></trk>
+  <trk><name>Evening</name><trkseg>
+${pts(30, 3600)}
+  </trkseg></trk>
+</gpx>`;
+}
+
+function csv(): string {
+  const rows = ['trip_id,timestamp,lat,lon,speed_kmh'];
+  for (let i = 0; i < 30; i++) rows.push(`A,${iso(i)},43.73,${lonAt(i)},50`);
+  for (let i = 0; i < 30; i++) rows.push(`B,${iso(7200 + i)},43.73,${lonAt(i)},50`);
+  rows.push(`C,${iso(9000)},43.73,${lonAt(0)},50`);
+  rows.push(`C,not-a-time,43.73,${lonAt(1)},50`);
+  return rows.join('\n');
+}
+
+function geojson(): string {
+  const coords = Array.from({ length: 30 }, (_, i) => [Number(lonAt(i)), 43.73]);
+  return JSON.stringify({
+    type: 'FeatureCollection',
+    features: [
+      {
+        type: 'Feature',
+        geometry: { type: 'LineString', coordinates: coords },
+        properties: { coordTimes: coords.map((_, i) => iso(20_000 + i)) },
+      },
+      { type: 'Feature', geometry: { type: 'LineString', coordinates: coords }, properties: {} },
+    ],
+  });
+}
+
+function ndjson(): string {
+  const lines = [JSON.stringify({ type: 'header', driverId: 'drv-9', clientTripId: 'nd-trip-0001' })];
+  for (let i = 0; i < 30; i++)
+    lines.push(JSON.stringify({ type: 'gps', t: T0 + 40_000_000 + i * 1000, lon: Number(lonAt(i)), lat: 43.73 }));
+  lines.push(JSON.stringify({ type: 'header', clientTripId: 'nd-trip-0002' }));
+  lines.push(JSON.stringify({ type: 'gps', t: T0 + 50_000_000, lon: 7.42, lat: 43.73 }));
+  lines.push(JSON.stringify({ type: 'gps', t: T0 + 50_001_000, lon: 7.4201, lat: 'north' }));
+  return lines.join('\n');
+}
+
+describe.each(testDialects())('file connectors on $label', (dialect) => {
+  describe.skipIf(dialect.skip)(dialect.name, () => {
+    let database: TripsDatabase;
+    const dir = mkdtempSync(path.join(tmpdir(), 'trips-import-'));
+    const options = { fleetId: 'fleet_imp', plate: 'IM-1' };
+
+    beforeAll(async () => {
+      database = await dialect.open(tripsMigrations, { migrationTable: TRIPS_MIGRATION_TABLE });
+      await createFleet(database.db, { name: 'Imports', fleetId: 'fleet_imp' });
+      await createVehicle(database.db, { fleetId: 'fleet_imp', plate: 'IM-1' });
+      writeFileSync(path.join(dir, 'tracks.gpx'), gpx());
+      writeFileSync(path.join(dir, 'trips.csv.gz'), gzipSync(csv()));
+      writeFileSync(path.join(dir, 'trip.geojson'), geojson());
+      writeFileSync(path.join(dir, 'trips.ndjson'), ndjson());
+      writeFileSync(path.join(dir, 'notes.docx'), 'x');
+    });
+    afterAll(async () => {
+      await database?.close();
+    });
+
+    it('imports each GPX track as a trip and rejects the broken one naming its line', async () => {
+      const s = await importFile(database.db, path.join(dir, 'tracks.gpx'), options);
+      expect(s).toMatchObject({ format: 'gpx', trips: 3, imported: 2, duplicates: 0 });
+      expect(s.rejected).toEqual([
+        { location: 'track 2 "Broken"', reason: 'line 37: latitude "95" is not a number between -90 and 90' },
+      ]);
+      const again = await importFile(database.db, path.join(dir, 'tracks.gpx'), options);
+      expect(again).toMatchObject({ imported: 0, duplicates: 2 });
+      expect(again.tripIds).toEqual(s.tripIds);
+    });
+
+    it('splits a gzipped CSV by trip_id and names the bad line', async () => {
+      const s = await importFile(database.db, path.join(dir, 'trips.csv.gz'), options);
+      expect(s).toMatchObject({ format: 'csv', imported: 2, duplicates: 0 });
+      expect(s.rejected).toHaveLength(1);
+      expect(s.rejected[0]!.location).toBe('trip "C"');
+      expect(s.rejected[0]!.reason).toMatch(/^line 63: the time is missing/);
+      const upload = await database.db
+        .selectFrom('trip_uploads')
+        .select(['source', 'sample_count'])
+        .where('trip_id', '=', s.tripIds[0]!)
+        .executeTakeFirstOrThrow();
+      expect(upload).toEqual({ source: 'import:trips.csv.gz', sample_count: 30 });
+    });
+
+    it('reads GeoJSON LineStrings with coordTimes and rejects a feature without times', async () => {
+      const s = await importFile(database.db, path.join(dir, 'trip.geojson'), options);
+      expect(s).toMatchObject({ imported: 1 });
+      expect(s.rejected).toEqual([
+        { location: 'features[1]', reason: expect.stringContaining('needs one time per position') },
+      ]);
+    });
+
+    it('reads NDJSON trips split by header lines, keeping their clientTripId and driver', async () => {
+      const s = await importFile(database.db, path.join(dir, 'trips.ndjson'), options);
+      expect(s.imported).toBe(1);
+      expect(s.rejected).toHaveLength(1);
+      expect(s.rejected[0]!.reason).toMatch(/^invalid telemetry: line 34: lat must be/);
+      const row = await database.db
+        .selectFrom('trip_uploads')
+        .select(['idempotency_key', 'driver_id'])
+        .where('trip_id', '=', s.tripIds[0]!)
+        .executeTakeFirstOrThrow();
+      expect(row).toEqual({ idempotency_key: 'nd-trip-0001', driver_id: 'drv-9' });
+    });
+
+    it('reports an unknown format, a missing file and a vehicle of another fleet as rejections', async () => {
+      expect((await importFile(database.db, path.join(dir, 'notes.docx'), options)).rejected[0]!.reason).toContain(
+        'unknown format',
+      );
+      expect((await importFile(database.db, path.join(dir, 'missing.gpx'), options)).rejected[0]!.reason).toContain(
+        'ENOENT',
+      );
+      const s = await importFile(database.db, path.join(dir, 'tracks.gpx'), { fleetId: 'fleet_imp', plate: 'ZZ-404' });
+      expect(s.imported).toBe(0);
+      expect(s.rejected.filter((r) => r.reason.includes('is not registered in fleet fleet_imp'))).toHaveLength(2);
+    });
+
+    const munich = new URL('../../../../shared/data/traces/munich-x0001-001.json', import.meta.url);
+    it.skipIf(!existsSync(munich))(
+      'imports a real 1 Hz Munich trip converted to CSV (skipped without ../shared/data)',
+      async () => {
+        const fixes = JSON.parse(readFileSync(munich, 'utf8')) as Array<{ point: string; time: string }>;
+        const rows = ['lon,lat,time'];
+        for (const f of fixes) {
+          const [lon, lat] = f.point.replace(/^POINT\(|\)$/g, '').split(' ');
+          rows.push(`${lon},${lat},${f.time.replace(' ', 'T').replace(/([+-]\d{2})(\d{2})$/, '$1:$2')}`);
+        }
+        writeFileSync(path.join(dir, 'munich.csv'), rows.join('\n'));
+        const s = await importFile(database.db, path.join(dir, 'munich.csv'), options);
+        expect(s).toMatchObject({ imported: 1, rejected: [] });
+      },
+    );
+  });
+});
