@@ -1,0 +1,31 @@
+/**
+ * The site module (issue 7 of the CMS): media, menus and menu items, menu locations, reusable blocks,
+ * oEmbed, and the public site. It builds on the content module's runtime (posts, rendering) and adds
+ * its routes after the content routes, as WordPress registers them.
+ */
+import { contentRuntimeOf } from '../content/module.ts';
+import { MediaController } from '../controllers/media.controller.ts';
+import { MenuLocationsController } from '../controllers/menu-locations.controller.ts';
+import { MenusController } from '../controllers/menus.controller.ts';
+import type { CmsModule } from '../module.ts';
+import { createSiteRuntime, siteEnvironment } from './site-runtime.ts';
+
+/** Meta keys the spec lists for media and menu items (those of posts without `footnotes`). */
+const MEDIA_META = [
+  { key: '_cf_changed', type: 'boolean' as const, default: false, description: '' },
+  { key: 'inline_featured_image', type: 'boolean' as const, default: false, description: '' },
+];
+
+export const siteModule: CmsModule = {
+  name: 'site',
+  register(ctx) {
+    const content = contentRuntimeOf(ctx);
+    if (!content) throw new Error('The site module needs the content module registered before it');
+    content.meta.attachment ??= MEDIA_META;
+    content.meta.nav_menu_item ??= MEDIA_META;
+    const site = createSiteRuntime(ctx, content, siteEnvironment(ctx.config.dataDir));
+    new MediaController(content, () => site.media).registerRoutes(ctx.server);
+    new MenusController(ctx).registerRoutes(ctx.server);
+    new MenuLocationsController(ctx).registerRoutes(ctx.server);
+  },
+};

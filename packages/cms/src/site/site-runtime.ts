@@ -1,0 +1,66 @@
+/**
+ * The running pieces of the site module (media, menus, blocks, oEmbed, public pages), one per app: the
+ * media library (storage, limits, image settings) and the oEmbed proxy are fields so that tests and
+ * operators can swap them after start (another storage root, an oEmbed allow-list).
+ */
+import path from 'node:path';
+import type { ContentRuntime } from '../content/runtime.ts';
+import { LocalDiskStorage, MediaLibrary } from '../media/index.ts';
+import type { CmsContext } from '../module.ts';
+import { AddressPolicy, OEmbedProxy } from '../oembed/index.ts';
+
+export interface SiteRuntime {
+  ctx: CmsContext;
+  content: ContentRuntime;
+  media: MediaLibrary;
+  oembed: OEmbedProxy;
+}
+
+const runtimes = new WeakMap<CmsContext, SiteRuntime>();
+
+/** The site runtime of an app (tests and benches reach the media library and the oEmbed proxy through it). */
+export function siteRuntimeOf(ctx: CmsContext): SiteRuntime | undefined {
+  return runtimes.get(ctx);
+}
+
+/** Options read from the environment once, at start. */
+export interface SiteEnvironment {
+  /** Largest upload in bytes (`CMS_MAX_UPLOAD_MB`, default 64). */
+  maxUploadBytes: number;
+  /** Where uploads are stored (`CMS_UPLOADS_DIR`, default DATA_DIR/uploads). */
+  uploadsDir: string;
+  /** Networks the oEmbed proxy may reach although they are private (`CMS_OEMBED_ALLOW_NETWORKS`, CIDRs). */
+  oembedAllowedNetworks: string[];
+}
+
+/** Reads the site module's environment variables (validated: a bad value stops the start with one line). */
+export function siteEnvironment(dataDir: string, env: NodeJS.ProcessEnv = process.env): SiteEnvironment {
+  const mb = env.CMS_MAX_UPLOAD_MB === undefined || env.CMS_MAX_UPLOAD_MB === '' ? 64 : Number(env.CMS_MAX_UPLOAD_MB);
+  if (!Number.isFinite(mb) || mb <= 0)
+    throw new Error(`Invalid configuration: CMS_MAX_UPLOAD_MB must be a positive number`);
+  const networks = (env.CMS_OEMBED_ALLOW_NETWORKS ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  return {
+    maxUploadBytes: Math.floor(mb * 1024 * 1024),
+    uploadsDir: env.CMS_UPLOADS_DIR || path.join(dataDir, 'uploads'),
+    oembedAllowedNetworks: networks,
+  };
+}
+
+/** Builds and remembers the site runtime of an app. */
+export function createSiteRuntime(ctx: CmsContext, content: ContentRuntime, env: SiteEnvironment): SiteRuntime {
+  const runtime: SiteRuntime = {
+    ctx,
+    content,
+    media: new MediaLibrary({
+      storage: new LocalDiskStorage({ root: env.uploadsDir, baseUrl: '' }),
+      maxUploadBytes: env.maxUploadBytes,
+      now: ctx.now,
+    }),
+    oembed: new OEmbedProxy({ policy: new AddressPolicy({ allowedNetworks: env.oembedAllowedNetworks }) }),
+  };
+  runtimes.set(ctx, runtime);
+  return runtime;
+}
