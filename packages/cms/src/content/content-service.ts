@@ -16,7 +16,8 @@ import { currentTimes, gmtFromLocal, isValidMysqlDate, localFromGmt, wallClockMs
 import { permalink } from './permalinks.ts';
 import type { Post, PostFields } from './post.ts';
 import { type Db, PostRepository } from './post-repository.ts';
-import { normalizeWhitespace } from './render/html.ts';
+import { normalizeWhitespace, phpTrim } from './render/html.ts';
+import { ksesData, ksesPost } from './render/kses.ts';
 import { type ContentSettings, readContentSettings } from './site-settings.ts';
 import { sanitizeTitle, truncateSlug, uniqueSlug } from './slugs.ts';
 
@@ -56,6 +57,69 @@ export interface SaveContext {
   canPublish: boolean;
   /** An autosave of the author's own draft: no revision is stored. */
   autosave?: boolean;
+  /**
+   * Whether the actor may post unfiltered HTML; without it title, content and excerpt go through kses
+   * on save (the default is true, for the site's own operations).
+   */
+  unfilteredHtml?: boolean;
+}
+
+const WIN1252: Record<string, string> = {
+  '&#128;': '&#8364;',
+  '&#129;': '',
+  '&#130;': '&#8218;',
+  '&#131;': '&#402;',
+  '&#132;': '&#8222;',
+  '&#133;': '&#8230;',
+  '&#134;': '&#8224;',
+  '&#135;': '&#8225;',
+  '&#136;': '&#710;',
+  '&#137;': '&#8240;',
+  '&#138;': '&#352;',
+  '&#139;': '&#8249;',
+  '&#140;': '&#338;',
+  '&#141;': '',
+  '&#142;': '&#381;',
+  '&#143;': '',
+  '&#144;': '',
+  '&#145;': '&#8216;',
+  '&#146;': '&#8217;',
+  '&#147;': '&#8220;',
+  '&#148;': '&#8221;',
+  '&#149;': '&#8226;',
+  '&#150;': '&#8211;',
+  '&#151;': '&#8212;',
+  '&#152;': '&#732;',
+  '&#153;': '&#8482;',
+  '&#154;': '&#353;',
+  '&#155;': '&#8250;',
+  '&#156;': '&#339;',
+  '&#157;': '',
+  '&#158;': '&#382;',
+  '&#159;': '&#376;',
+};
+
+/** convert_invalid_entities(): Windows-1252 code points written as entities become their Unicode ones. */
+export function convertInvalidEntities(text: string): string {
+  if (!text.includes('&#1')) return text;
+  return text.replace(/&#1(?:2[89]|[3-5]\d);/g, (m) => WIN1252[m] ?? m);
+}
+
+/**
+ * The save filters of title, content and excerpt (title_save_pre, content_save_pre, excerpt_save_pre):
+ * titles are trimmed; Windows-1252 entities fixed; without unfiltered_html, kses.
+ */
+export function saveFilters(
+  fields: { title: string; content: string; excerpt: string },
+  unfilteredHtml: boolean,
+): { title: string; content: string; excerpt: string } {
+  let { title, content, excerpt } = fields;
+  if (!unfilteredHtml) {
+    title = ksesData(title);
+    content = ksesPost(content);
+    excerpt = ksesPost(excerpt);
+  }
+  return { title: phpTrim(title), content: convertInvalidEntities(content), excerpt: convertInvalidEntities(excerpt) };
 }
 
 export interface ContentServiceDeps {
@@ -384,10 +448,14 @@ export class ContentService {
         return this.#save(trx, post, post.type, defined, { ...ctx, autosave: true }, settings);
       }
       const old = await this.findAutosave(postId, ctx.actorId, trx);
+      const filtered = saveFilters(
+        { title: write.title ?? '', content: write.content ?? '', excerpt: write.excerpt ?? '' },
+        ctx.unfilteredHtml ?? true,
+      );
       const fields = {
-        ...(write.title !== undefined ? { title: write.title } : {}),
-        ...(write.content !== undefined ? { content: write.content } : {}),
-        ...(write.excerpt !== undefined ? { excerpt: write.excerpt } : {}),
+        ...(write.title !== undefined ? { title: filtered.title } : {}),
+        ...(write.content !== undefined ? { content: filtered.content } : {}),
+        ...(write.excerpt !== undefined ? { excerpt: filtered.excerpt } : {}),
       };
       if (old) {
         const next = { title: fields.title ?? '', content: fields.content ?? '', excerpt: fields.excerpt ?? '' };
@@ -450,9 +518,14 @@ export class ContentService {
     const supports = typeDef?.supports ?? {};
     const hierarchical = typeDef?.hierarchical ?? false;
 
-    const title = w.title ?? existing?.title ?? '';
-    const content = w.content ?? existing?.content ?? '';
-    const excerpt = w.excerpt ?? existing?.excerpt ?? '';
+    const { title, content, excerpt } = saveFilters(
+      {
+        title: w.title ?? existing?.title ?? '',
+        content: w.content ?? existing?.content ?? '',
+        excerpt: w.excerpt ?? existing?.excerpt ?? '',
+      },
+      ctx.unfilteredHtml ?? true,
+    );
     // Pages have no excerpt support, so WordPress lets them be saved empty.
     const maybeEmpty =
       type !== 'attachment' &&

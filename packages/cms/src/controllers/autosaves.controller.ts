@@ -145,6 +145,7 @@ export class AutosavesController extends RestController {
       autosave = await this.#rt.service.autosave(post.id, write, {
         actorId: request.user.id,
         canPublish: await request.can('publish_post', post.id),
+        unfilteredHtml: this.#rt.ctx.caps.allCaps(request.user).has('unfiltered_html'),
       });
     } catch (err) {
       throw toRestError(err);

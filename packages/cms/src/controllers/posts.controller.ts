@@ -990,10 +990,15 @@ export class PostsController extends RestController {
           }),
       });
     }
-    const canPublish = userCaps(this.#rt, request).has(this.type.cap.publish_posts);
+    const caps = userCaps(this.#rt, request);
+    const canPublish = caps.has(this.type.cap.publish_posts);
     let post: Post;
     try {
-      post = await this.#rt.service.create(this.type.slug, write, { actorId: request.user.id, canPublish });
+      post = await this.#rt.service.create(this.type.slug, write, {
+        actorId: request.user.id,
+        canPublish,
+        unfilteredHtml: caps.has('unfiltered_html'),
+      });
     } catch (err) {
       throw toRestError(err);
     }
@@ -1050,7 +1055,11 @@ export class PostsController extends RestController {
     const canPublish = await request.can('publish_post', existing.id);
     let post: Post;
     try {
-      post = await this.#rt.service.update(existing.id, write, { actorId: request.user.id, canPublish });
+      post = await this.#rt.service.update(existing.id, write, {
+        actorId: request.user.id,
+        canPublish,
+        unfilteredHtml: userCaps(this.#rt, request).has('unfiltered_html'),
+      });
     } catch (err) {
       throw toRestError(err);
     }

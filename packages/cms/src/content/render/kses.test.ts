@@ -1,0 +1,68 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runWordPress, wordpressPhpSkip } from '../../../test/helpers/wordpress-php.ts';
+import { ksesData, ksesPost } from './kses.ts';
+
+const CASES = [
+  '<p>plain <strong>bold</strong> and <em>em</em></p>',
+  '<script>alert(1)</script><p>after</p>',
+  '<p onclick="evil()" class="x" id="y">attrs</p>',
+  '<a href="javascript:alert(1)">js</a> <a href="http://ok.test/">ok</a> <a href="mailto:a@b.test">m</a>',
+  '<a href="jav&#x61;script:alert(1)">encoded</a>',
+  '<img src="x.png" onerror="bad()" alt="a" width="10" height="10">',
+  '<iframe src="http://evil.test"></iframe><object data="x"></object>',
+  '<!-- wp:paragraph -->\n<p>block</p>\n<!-- /wp:paragraph -->',
+  '<!-- comment with <script>x</script> inside -->',
+  '<div style="color: red; position: fixed; background: url(javascript:x)">styled</div>',
+  '<span style="color:blue">ok style</span>',
+  '<p data-foo="1" data-bar-baz="2" data-="x" aria-label="l" role="note">data</p>',
+  'a & b &amp; c &copy; &bogus; &#38; &#x26; &#0; 5 > 4 < 3',
+  "<p title='single' lang=en>quotes</p>",
+  '<br/><hr /><img src="a.png"/>',
+  '<table><tr><td colspan="2" onmouseover="x">cell</td></tr></table>',
+  '<ul><li>one</li></ul><ol start="3" reversed><li>x</li></ol>',
+  '<form action="x"><input name="q"></form>',
+  '<blockquote cite="http://x.test">q</blockquote>',
+  '<a href="feed:javascript:alert(1)">feed</a>',
+  '< p>spaced</ p>',
+  '<p>unclosed <b',
+  '<style>body{}</style><link rel="x">',
+  '<svg onload="x"><circle/></svg>',
+];
+
+describe('kses', () => {
+  it('drops scripts, event handlers and javascript: URLs', () => {
+    expect(ksesPost('<p onclick="x">a<script>b</script><a href="javascript:c">d</a></p>')).toBe(
+      '<p>ab<a href="c">d</a></p>',
+    );
+  });
+
+  it('keeps block delimiters', () => {
+    const content = '<!-- wp:paragraph -->\n<p>x</p>\n<!-- /wp:paragraph -->';
+    expect(ksesPost(content)).toBe(content);
+  });
+
+  it('allows only inline markup in titles', () => {
+    expect(ksesData('<strong>A</strong> <h1>B</h1> <a href="http://x.test" class="c">l</a>')).toBe(
+      '<strong>A</strong> B <a href="http://x.test">l</a>',
+    );
+  });
+
+  describe.skipIf(wordpressPhpSkip)('gives what WordPress gives', () => {
+    let post: unknown[] = [];
+    let data: unknown[] = [];
+    beforeAll(() => {
+      const out = runWordPress([
+        ...CASES.map((c) => ({ fn: 'wp_kses_post', args: [c] })),
+        ...CASES.map((c) => ({ fn: 'wp_kses_data', args: [c] })),
+      ]);
+      post = out.slice(0, CASES.length);
+      data = out.slice(CASES.length);
+    });
+    it.each(CASES.map((c, i) => [i, c] as const))('wp_kses_post %i', (i, input) => {
+      expect(ksesPost(input)).toBe(post[i]);
+    });
+    it.each(CASES.map((c, i) => [i, c] as const))('wp_kses_data %i', (i, input) => {
+      expect(ksesData(input)).toBe(data[i]);
+    });
+  });
+});
