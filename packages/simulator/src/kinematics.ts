@@ -37,8 +37,18 @@ interface Knot {
   a: number;
 }
 
-/** Piecewise-constant-acceleration timeline of the profile, with standstills as knots of zero speed. */
-function timeline(path: DrivePath, profile: SpeedProfile, startIdleS: number, endIdleS: number): Knot[] {
+/**
+ * Piecewise-constant-acceleration timeline of the profile, with standstills as knots of zero speed. Each planned
+ * standstill is lengthened by the smoothing window, which eats half a window at each end of it: that way the
+ * vehicle really stands still for the planned dwell.
+ */
+function timeline(
+  path: DrivePath,
+  profile: SpeedProfile,
+  startIdleS: number,
+  endIdleS: number,
+  windowS: number,
+): Knot[] {
   const v = profile.speedMps;
   const dwellAt = new Map<number, number>();
   for (const stop of profile.stops) dwellAt.set(stop.index, (dwellAt.get(stop.index) ?? 0) + stop.dwellS);
@@ -48,7 +58,7 @@ function timeline(path: DrivePath, profile: SpeedProfile, startIdleS: number, en
     const dwell = dwellAt.get(i);
     if (dwell !== undefined && dwell > 0 && i > 0) {
       knots.push({ t, s: path.sM[i]!, v: 0, a: 0 });
-      t += dwell;
+      t += dwell + windowS;
     }
     const ds = path.sM[i + 1]! - path.sM[i]!;
     const v0 = v[i]!;
@@ -71,6 +81,7 @@ export function buildKinematics(path: DrivePath, profile: SpeedProfile, options:
     profile,
     Math.max(options.startIdleS, maxWindowS),
     Math.max(options.endIdleS, maxWindowS),
+    maxWindowS,
   );
   const durationS = knots[knots.length - 1]!.t;
   const count = Math.floor(durationS / dtS + 1e-9) + 1;
