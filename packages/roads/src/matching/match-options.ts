@@ -20,11 +20,17 @@ export interface MatchOptions {
   maxCandidates?: number;
   /** A time gap longer than this splits the trace, seconds (default 60). */
   maxGapS?: number;
-  /** Transitions faster than this (route distance over time) are impossible, km/h (default 200). */
+  /**
+   * Transitions faster than this (route distance over time between timed fixes) are impossible, km/h
+   * (default 200).
+   */
   maxSpeedKmh?: number;
   /** Longest route considered between consecutive fixes, metres (default 2000; longer breaks the trace). */
   maxRouteDistanceM?: number;
-  /** Route distance allowed as a multiple of the straight-line distance between fixes (default 3, plus 2 radii). */
+  /**
+   * Between fixes without times: the route may be this many times the straight-line distance, plus two candidate
+   * radii (default 3).
+   */
   maxRouteFactor?: number;
   /** Cost of turning around (mid-road or at a junction), metres of detour (default 100). */
   uTurnPenaltyM?: number;

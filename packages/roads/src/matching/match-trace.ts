@@ -343,6 +343,27 @@ function columnConfidence(score: Float64Array, chosen: number): number {
   return sum > 0 ? Math.exp(score[chosen]!) / sum : 0;
 }
 
+/** The state of one transition computation, reused (closures per call cost allocation and GC time). */
+interface Transition {
+  prev: Step;
+  cur: Step;
+  best: Float64Array;
+  gcM: number;
+  boundM: number;
+  invBeta: number;
+}
+
+/** Offers a way from candidate p of the previous fix to candidate c of the current one, `routeM` long. */
+function consider(t: Transition, p: number, c: number, routeM: number, kind: number): void {
+  if (routeM > t.boundM) return;
+  const s = t.prev.score[p]! - Math.abs(routeM - t.gcM) * t.invBeta;
+  if (s > t.best[c]!) {
+    t.best[c] = s;
+    t.cur.back[c] = p;
+    t.cur.kind[c] = kind;
+  }
+}
+
 /** The Viterbi decoder over one trace; `run` returns the chains (sub-traces) of steps. */
 class TraceMatcher {
   readonly duplicateOf: Int32Array;
@@ -354,6 +375,14 @@ class TraceMatcher {
   /** Edge lengths as the matcher weighs them, and the factor over the true length per edge. */
   private readonly weights: Float64Array;
   private readonly roadFactor: Float64Array;
+  private readonly scratch: Transition = {
+    prev: undefined as unknown as Step,
+    cur: undefined as unknown as Step,
+    best: new Float64Array(0),
+    gcM: 0,
+    boundM: 0,
+    invBeta: 0,
+  };
 
   constructor(
     private readonly graph: RoadGraph,
@@ -467,6 +496,11 @@ class TraceMatcher {
     if (o.stopMinFixes <= 0) return null;
     const sigmaM = this.sigmaFor(points[i]!);
     const radiusM = 2.5 * sigmaM;
+    // Quick reject: a vehicle that moved more than the stop's diameter in one fix is not stopping here.
+    const next = points[i + 1];
+    if (!next || Math.hypot((next.lon - points[i]!.lon) * kx, (next.lat - points[i]!.lat) * ky) > 2 * radiusM) {
+      return null;
+    }
     let sumLon = 0;
     let sumLat = 0;
     let n = 0;
@@ -562,8 +596,10 @@ class TraceMatcher {
     const b = cur;
     const gcM = Math.hypot((b.lon - a.lon) * this.kx, (b.lat - a.lat) * this.ky);
     const radiusM = Math.max(o.radiusM, 4 * Math.max(prev.sigmaM, cur.sigmaM));
-    let bound = Math.min(o.maxRouteDistanceM, gcM * o.maxRouteFactor + 2 * radiusM);
-    if (dtS !== null) bound = Math.min(bound, Math.max(dtS, 1) * this.maxSpeedMps + 2 * radiusM);
+    // With times, the vehicle could have driven at most maxSpeed for the time between the fixes (a detour,
+    // turning round at a motorway end); without, the route may be maxRouteFactor times the straight line.
+    const reachM = dtS !== null ? Math.max(dtS, 1) * this.maxSpeedMps : gcM * o.maxRouteFactor;
+    const bound = Math.min(o.maxRouteDistanceM, reachM + 2 * radiusM);
     const stayM = 3 * Math.max(prev.sigmaM, cur.sigmaM);
     const invBeta = 1 / o.betaM;
     const weights = this.weights;
@@ -571,15 +607,13 @@ class TraceMatcher {
     const m = cur.cands.length;
     const best = new Float64Array(m).fill(-Infinity);
 
-    const consider = (p: number, c: number, routeM: number, kind: number) => {
-      if (routeM > bound) return;
-      const s = prev.score[p]! - Math.abs(routeM - gcM) * invBeta;
-      if (s > best[c]!) {
-        best[c] = s;
-        cur.back[c] = p;
-        cur.kind[c] = kind;
-      }
-    };
+    const t: Transition = this.scratch;
+    t.prev = prev;
+    t.cur = cur;
+    t.best = best;
+    t.gcM = gcM;
+    t.boundM = bound;
+    t.invBeta = invBeta;
 
     // Moves along the same edge, stationary jitter and turning around mid-road need no search.
     const exitNodes: number[] = [];
@@ -589,11 +623,11 @@ class TraceMatcher {
       for (let c = 0; c < m; c++) {
         const cc = cur.cands[c]!;
         if (cc.edge === pc.edge) {
-          if (cc.offsetM >= pc.offsetM) consider(p, c, (cc.offsetM - pc.offsetM) * w[pc.edge]!, FORWARD);
-          else if (pc.offsetM - cc.offsetM <= stayM) consider(p, c, 0, STAY);
+          if (cc.offsetM >= pc.offsetM) consider(t, p, c, (cc.offsetM - pc.offsetM) * w[pc.edge]!, FORWARD);
+          else if (pc.offsetM - cc.offsetM <= stayM) consider(t, p, c, 0, STAY);
         } else if (cc.edge === d.edgeReverse[pc.edge]) {
           const turnAt = d.edgeLengthM[pc.edge]! - pc.offsetM;
-          consider(p, c, Math.abs(cc.offsetM - turnAt) + o.uTurnPenaltyM, U_TURN);
+          consider(t, p, c, Math.abs(cc.offsetM - turnAt) + o.uTurnPenaltyM, U_TURN);
         }
       }
       const exit = d.edgeTo[pc.edge]!;
@@ -622,7 +656,7 @@ class TraceMatcher {
         const pc = prev.cands[p]!;
         if (prev.score[p] === -Infinity || pc.edge === cc.edge || d.edgeWay[pc.edge] !== d.edgeWay[cc.edge]) continue;
         const via = this.search.costTo(d.edgeFrom[pc.edge]!);
-        if (via !== Infinity && ahead + via + pc.offsetM <= stayM) consider(p, c, 0, STAY);
+        if (via !== Infinity && ahead + via + pc.offsetM <= stayM) consider(t, p, c, 0, STAY);
       }
     }
 
@@ -650,7 +684,7 @@ class TraceMatcher {
           const turnsBack =
             turnBack >= 0 && (via === 0 ? cc.edge === turnBack : this.search.firstEdgeTo(entry) === turnBack);
           const uTurn = turnsBack ? o.uTurnPenaltyM : 0;
-          consider(p, c, exitCost + via + cc.offsetM * w[cc.edge]! + uTurn, ROUTE);
+          consider(t, p, c, exitCost + via + cc.offsetM * w[cc.edge]! + uTurn, ROUTE);
         }
       }
     }
@@ -682,6 +716,7 @@ class TraceMatcher {
     const { graph, points } = this;
     const last = chain[chain.length - 1]!.point;
     let k = 0;
+    let first = 0;
     for (let i = chain[0]!.point + 1; i < points.length; i++) {
       const a = this.thinnedAfter[i]!;
       if (a < 0) {
@@ -695,8 +730,12 @@ class TraceMatcher {
       const next = chain[k + 1]?.point ?? Infinity;
       const p = points[i]!;
       let best: { edge: number; offsetM: number; lon: number; lat: number; distanceM: number } | null = null;
-      for (const s of segments) {
-        if (s.fromPoint > a || s.toPoint < Math.min(next, last)) continue;
+      // Segments come in driving order: skip those that end before this fix's decoded neighbour.
+      while (first < segments.length && segments[first]!.toPoint < a) first++;
+      for (let j = first; j < segments.length; j++) {
+        const s = segments[j]!;
+        if (s.fromPoint > a) break;
+        if (s.toPoint < Math.min(next, last)) continue;
         const hit = projectOntoLine(s.coordinates, p.lon, p.lat, this.kx, this.ky);
         if (!best || hit.distanceM < best.distanceM) {
           best = { edge: s.edge, offsetM: s.startM + hit.alongM, lon: hit.lon, lat: hit.lat, distanceM: hit.distanceM };

@@ -14,15 +14,67 @@ export interface GeometryHit {
 /** Closest approaches of one geometry less than this far apart along it are one approach. */
 const SAME_APPROACH_M = 15;
 
-interface PieceHit {
-  geom: number;
-  shape: number;
-  t: number;
-  offsetM: number;
-  px: number;
-  py: number;
-  distanceM: number;
+/**
+ * Scratch space for the pieces one query finds, reused between queries: candidate search runs for every GPS fix,
+ * and allocating an object per piece showed up as garbage-collection time.
+ */
+class PieceScratch {
+  size = 0;
+  geom = new Int32Array(64);
+  shape = new Int32Array(64);
+  t = new Float64Array(64);
+  offset = new Float64Array(64);
+  px = new Float64Array(64);
+  py = new Float64Array(64);
+  dist = new Float64Array(64);
+  order = new Int32Array(64);
+
+  push(geom: number, shape: number, t: number, offset: number, px: number, py: number, dist: number): void {
+    if (this.size === this.geom.length) this.grow();
+    const i = this.size++;
+    this.geom[i] = geom;
+    this.shape[i] = shape;
+    this.t[i] = t;
+    this.offset[i] = offset;
+    this.px[i] = px;
+    this.py[i] = py;
+    this.dist[i] = dist;
+  }
+
+  /** Sorts `order` by geometry, then offset along it (insertion sort: a query finds tens of pieces). */
+  sort(): void {
+    const { order, geom, offset } = this;
+    for (let i = 0; i < this.size; i++) {
+      let j = i;
+      while (j > 0) {
+        const a = order[j - 1]!;
+        if (geom[a]! < geom[i]! || (geom[a] === geom[i] && offset[a]! <= offset[i]!)) break;
+        order[j] = a;
+        j--;
+      }
+      order[j] = i;
+    }
+  }
+
+  private grow(): void {
+    const n = this.geom.length * 2;
+    const grow = <T extends Int32Array | Float64Array>(a: T): T => {
+      const b = new (a.constructor as new (n: number) => T)(n);
+      b.set(a);
+      return b;
+    };
+    this.geom = grow(this.geom);
+    this.shape = grow(this.shape);
+    this.t = grow(this.t);
+    this.offset = grow(this.offset);
+    this.px = grow(this.px);
+    this.py = grow(this.py);
+    this.dist = grow(this.dist);
+    this.order = new Int32Array(n);
+  }
 }
+
+const scratch = new PieceScratch();
 
 /**
  * Finds the road geometries within `radiusM` of a point and, for each, every local closest approach (a hairpin
@@ -38,7 +90,8 @@ export function roadsNear(
   ky: number,
 ): GeometryHit[] {
   const d = graph.data;
-  const pieces: PieceHit[] = [];
+  const pieces = scratch;
+  pieces.size = 0;
   const radius2 = radiusM * radiusM;
   const dx = radiusM / kx;
   const dy = radiusM / ky;
@@ -58,48 +111,47 @@ export function roadsNear(
     const dist2 = px * px + py * py;
     if (dist2 > radius2) return false;
     const pieceLength = d.shapeCumM[s + 1]! - d.shapeCumM[s]!;
-    pieces.push({
-      geom: d.shapeGeom[s]!,
-      shape: s,
-      t,
-      offsetM: d.shapeCumM[s]! + pieceLength * t,
-      px,
-      py,
-      distanceM: Math.sqrt(dist2),
-    });
+    pieces.push(d.shapeGeom[s]!, s, t, d.shapeCumM[s]! + pieceLength * t, px, py, Math.sqrt(dist2));
     return false;
   });
-  if (pieces.length === 0) return [];
+  if (pieces.size === 0) return [];
   // Local minima of the distance along each geometry: a piece whose closest point lies inside it, or a vertex
   // that every neighbouring piece found agrees is its closest point.
-  pieces.sort((a, b) => a.geom - b.geom || a.offsetM - b.offsetM);
+  pieces.sort();
+  const { order, geom, shape, t, offset, px, py, dist } = pieces;
   const hits: GeometryHit[] = [];
-  for (let i = 0; i < pieces.length; i++) {
-    const h = pieces[i]!;
-    let minimum = h.t > 0 && h.t < 1;
+  for (let k = 0; k < pieces.size; k++) {
+    const h = order[k]!;
+    let minimum = t[h]! > 0 && t[h]! < 1;
     if (!minimum) {
-      const vertex = h.t === 0 ? h.shape : h.shape + 1;
+      const vertex = t[h] === 0 ? shape[h]! : shape[h]! + 1;
       minimum = true;
-      for (let j = Math.max(0, i - 2); j < Math.min(pieces.length, i + 3); j++) {
-        const o = pieces[j]!;
-        if (j === i || o.geom !== h.geom) continue;
-        const touches = o.shape === vertex || o.shape + 1 === vertex;
-        const atVertex = (o.t === 0 && o.shape === vertex) || (o.t === 1 && o.shape + 1 === vertex);
+      for (let j = Math.max(0, k - 2); j < Math.min(pieces.size, k + 3); j++) {
+        const o = order[j]!;
+        if (j === k || geom[o] !== geom[h]) continue;
+        const touches = shape[o] === vertex || shape[o]! + 1 === vertex;
+        const atVertex = (t[o] === 0 && shape[o] === vertex) || (t[o] === 1 && shape[o]! + 1 === vertex);
         if (touches && !atVertex) minimum = false;
       }
     }
     if (!minimum) continue;
     const last = hits[hits.length - 1];
-    if (last && last.geom === h.geom && h.offsetM - last.offsetM < SAME_APPROACH_M) {
-      if (h.distanceM < last.distanceM) {
-        last.offsetM = h.offsetM;
-        last.distanceM = h.distanceM;
-        last.lon = lon + h.px / kx;
-        last.lat = lat + h.py / ky;
+    if (last && last.geom === geom[h] && offset[h]! - last.offsetM < SAME_APPROACH_M) {
+      if (dist[h]! < last.distanceM) {
+        last.offsetM = offset[h]!;
+        last.distanceM = dist[h]!;
+        last.lon = lon + px[h]! / kx;
+        last.lat = lat + py[h]! / ky;
       }
       continue;
     }
-    hits.push({ geom: h.geom, offsetM: h.offsetM, lon: lon + h.px / kx, lat: lat + h.py / ky, distanceM: h.distanceM });
+    hits.push({
+      geom: geom[h]!,
+      offsetM: offset[h]!,
+      lon: lon + px[h]! / kx,
+      lat: lat + py[h]! / ky,
+      distanceM: dist[h]!,
+    });
   }
   hits.sort((a, b) => a.distanceM - b.distanceM);
   return hits;

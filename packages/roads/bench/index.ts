@@ -1,0 +1,157 @@
+/**
+ * Benchmarks for @svc/roads: graph build and load times, map-matching throughput and accuracy.
+ * Prints figures and the machine; asserts nothing. Run with `npm run bench -w packages/roads`.
+ *
+ * Reads the OSM extracts in ../shared/data when present (in place, never copied); the synthetic city always runs.
+ */
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  buildGraphFromOsm,
+  generateCity,
+  loadGraph,
+  type MatchResult,
+  matchTrace,
+  type RoadGraph,
+  type RouteResult,
+  type TracePoint,
+  writeGraph,
+} from '../src/index.ts';
+import { accuracyOf, driveRoute, randomRoutes, type SyntheticTrace } from '../test/support/synthetic-trace.ts';
+
+const DATA = fileURLToPath(new URL('../../../../shared/data/osm/', import.meta.url));
+const ROUTES = Number(process.env.BENCH_ROUTES ?? 40);
+const dir = mkdtempSync(join(tmpdir(), 'roads-bench-'));
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 0)} ms`;
+const pct = (value: number) => `${(value * 100).toFixed(2)} %`;
+
+interface Case {
+  name: string;
+  graph: RoadGraph;
+}
+
+function timeLoad(file: string): number {
+  const samples: number[] = [];
+  for (let i = 0; i < 15; i++) {
+    const started = performance.now();
+    loadGraph(file);
+    samples.push(performance.now() - started);
+  }
+  return median(samples);
+}
+
+async function graphs(): Promise<Case[]> {
+  console.log('\n## Graph build and load');
+  console.log('| graph | build | write | load (median of 15) | file | nodes | edges | road km | explicit limits |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
+  const cases: Case[] = [];
+  const report = (name: string, graph: RoadGraph, buildMs: number) => {
+    const file = join(dir, `${name}.graph`);
+    const started = performance.now();
+    writeGraph(graph, file);
+    const writeMs = performance.now() - started;
+    const s = graph.meta.stats;
+    console.log(
+      `| ${name} | ${ms(buildMs)} | ${ms(writeMs)} | ${ms(timeLoad(file))} | ${(statSync(file).size / 1e6).toFixed(2)} MB | ${graph.nodeCount} | ${graph.edgeCount} | ${(s.roadKm ?? 0).toFixed(0)} | ${pct(s.explicitLimitShare ?? 0)} |`,
+    );
+    cases.push({ name, graph: loadGraph(file) });
+  };
+  for (const name of ['monaco', 'andorra']) {
+    const file = `${DATA}${name}.osm.pbf`;
+    if (!existsSync(file)) {
+      console.log(`| ${name} | skipped: ${file} not found | | | | | | | |`);
+      continue;
+    }
+    const started = performance.now();
+    const graph = await buildGraphFromOsm(file);
+    report(name, graph, performance.now() - started);
+  }
+  const started = performance.now();
+  const city = generateCity({ seed: 1 });
+  report('synthetic city (seed 1)', city, performance.now() - started);
+  return cases;
+}
+
+interface Workload {
+  routes: RouteResult[];
+  traces: SyntheticTrace[];
+  points: number;
+}
+
+function workload(graph: RoadGraph, intervalS: number): Workload {
+  const routes = randomRoutes(graph, ROUTES, 42, intervalS === 1 ? 1500 : 3000, 10_000);
+  const traces = routes.map((r, i) => driveRoute(graph, r, { intervalS, noiseM: 10, seed: i + 1, signalStopS: 20 }));
+  return { routes, traces, points: traces.reduce((sum, t) => sum + t.points.length, 0) };
+}
+
+function throughput(graph: RoadGraph, traces: TracePoint[][], points: number): number {
+  for (const t of traces.slice(0, 5)) matchTrace(graph, t); // warm up the JIT
+  const rounds: number[] = [];
+  for (let round = 0; round < 3; round++) {
+    const started = performance.now();
+    for (const t of traces) matchTrace(graph, t);
+    rounds.push((points / (performance.now() - started)) * 1000);
+  }
+  return Math.max(...rounds);
+}
+
+function accuracy(graph: RoadGraph, w: Workload) {
+  let length = 0;
+  let recall = 0;
+  let precision = 0;
+  let pointsRight = 0;
+  let share = 0;
+  w.routes.forEach((r, i) => {
+    const trace = w.traces[i]!;
+    const result: MatchResult = matchTrace(graph, trace.points);
+    const a = accuracyOf(r, trace, result);
+    length += r.lengthM;
+    recall += a.routeRecall * r.lengthM;
+    precision += a.pathPrecision * r.lengthM;
+    pointsRight += a.pointAccuracy * trace.points.length;
+    share += result.matchedShare;
+  });
+  return {
+    recall: recall / length,
+    precision: precision / length,
+    points: pointsRight / w.points,
+    share: share / w.routes.length,
+  };
+}
+
+async function main() {
+  const cpu = cpus()[0]?.model ?? 'unknown CPU';
+  console.log('# @svc/roads benchmark');
+  console.log(`machine: ${cpu}, ${cpus().length} cores; node ${process.version}; one core used`);
+  const cases = await graphs();
+
+  console.log('\n## Map matching (sigma 10 m GPS noise, 20 s waits at signals, synthetic traces along random routes)');
+  console.log(
+    `| graph | sampling | routes | fixes | matched fixes/s | route length on right edges | matched path on route | fixes on right edge | mean matchedShare |`,
+  );
+  console.log('|---|---|---|---|---|---|---|---|---|');
+  for (const { name, graph } of cases) {
+    for (const intervalS of [1, 30]) {
+      const w = workload(graph, intervalS);
+      const rate = throughput(
+        graph,
+        w.traces.map((t) => t.points),
+        w.points,
+      );
+      const a = accuracy(graph, w);
+      console.log(
+        `| ${name} | ${intervalS === 1 ? '1 Hz' : '1 fix / 30 s'} | ${w.routes.length} | ${w.points} | ${Math.round(rate).toLocaleString('en-US')} | ${pct(a.recall)} | ${pct(a.precision)} | ${pct(a.points)} | ${a.share.toFixed(3)} |`,
+      );
+    }
+  }
+  console.log(
+    '\n"route length on right edges": share of the driven route whose edges are in the matched path; "matched path on route": share of the matched path on edges of the route (1 - detours); "fixes on right edge": fixes matched to the edge they were on (near junctions a fix on the neighbouring edge counts as wrong).',
+  );
+  rmSync(dir, { recursive: true, force: true });
+}
+
+await main();
