@@ -8,11 +8,11 @@ import { batchToNdjson, driverProfile, Rng, randomPlace, routeThrough, simulateT
  */
 
 const graph = generateCity({ seed: 1 });
-// Random places on city roads chained until the route is about an hour of city driving (~28 km).
+// Random places on city roads chained until the route is about an hour of city driving (~25 km).
 const rng = Rng.from('bench');
 const points: Array<[number, number]> = [randomPlace(graph, rng, 'home')];
 let route = routeThrough(graph, [points[0]!, randomPlace(graph, rng, 'work')]);
-while (route.lengthM < 28_000) {
+while (route.lengthM < 25_000) {
   points.push(randomPlace(graph, rng, 'work'));
   route = routeThrough(
     graph,
