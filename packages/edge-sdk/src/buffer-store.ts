@@ -5,7 +5,6 @@ import { TELEMETRY_SCHEMA_VERSION } from '@svc/scoring';
 import Database from 'better-sqlite3';
 import { EdgeSdkStateError } from './errors.ts';
 import { haversineM } from './geo.ts';
-import { MAX_SPEED_DERIVATION_GAP_S } from './trip-rules.ts';
 
 /**
  * The durable buffer: one SQLite file in WAL mode. Every recording call is one transaction that holds the
@@ -54,10 +53,9 @@ export interface TripRow {
 export interface ClosedTripStats {
   sampleCount: number;
   bytes: number;
+  /** Time of the last sample kept. */
+  lastT: number | null;
   distanceM: number;
-  /** Seconds between consecutive fixes spent above the moving speed. */
-  movingS: number;
-  gpsFixes: number;
 }
 
 const SCHEMA_VERSION = '1';
@@ -175,8 +173,13 @@ export class BufferStore {
       releaseAfter: db.prepare('UPDATE samples SET trip_seq = NULL WHERE trip_seq = ? AND t > ?'),
       deleteBefore: db.prepare('DELETE FROM samples WHERE trip_seq = ? AND t < ? RETURNING length(body)').pluck(),
       deleteTripSamples: db.prepare('DELETE FROM samples WHERE trip_seq = ? RETURNING length(body)').pluck(),
-      tripSampleStats: db.prepare('SELECT count(*) AS n, total(length(body)) AS bytes FROM samples WHERE trip_seq = ?'),
-      tripFixes: db.prepare("SELECT t, body FROM samples WHERE trip_seq = ? AND type = 'gps' ORDER BY t, seq"),
+      tripSampleStats: db.prepare(
+        'SELECT count(*) AS n, total(length(body)) AS bytes, max(t) AS lastT FROM samples WHERE trip_seq = ?',
+      ),
+      tripFixes: db.prepare("SELECT body FROM samples WHERE trip_seq = ? AND type = 'gps' ORDER BY t, seq").pluck(),
+      tripMotion: db
+        .prepare("SELECT body FROM samples WHERE trip_seq = ? AND type IN ('gps', 'obd') ORDER BY t, seq")
+        .pluck(),
       tripBodies: db.prepare('SELECT body FROM samples WHERE trip_seq = ? ORDER BY t, seq').pluck(),
       insertTrip: db.prepare(
         `INSERT INTO trips (id, state, start_ms, device_id, vehicle, driver_id, machine_type, imu_frame, time_zone,
@@ -298,14 +301,24 @@ export class BufferStore {
   }
 
   /**
-   * Cuts a trip to `[fromMs, endMs]`: later samples go back to the idle pool (they may be the lead-in of the
-   * next trip), earlier ones are dropped. Returns what remains, for the minimum-trip decision.
+   * Cuts a trip to `[fromMs, toMs]`: later samples go back to the idle pool (they may be the lead-in of the
+   * next trip), earlier ones are dropped. Returns what remains.
    */
-  closeTrip(seq: number, fromMs: number, endMs: number, movingSpeedKmh: number): ClosedTripStats {
-    this.st.releaseAfter.run(seq, endMs);
+  closeTrip(seq: number, fromMs: number, toMs: number): ClosedTripStats {
+    this.st.releaseAfter.run(seq, toMs);
     this.subtract(this.st.deleteBefore.all(seq, fromMs) as number[]);
-    const stats = this.st.tripSampleStats.get(seq) as { n: number; bytes: number };
-    return { sampleCount: stats.n, bytes: stats.bytes, ...this.tripMotion(seq, movingSpeedKmh) };
+    const stats = this.st.tripSampleStats.get(seq) as { n: number; bytes: number; lastT: number | null };
+    return {
+      sampleCount: stats.n,
+      bytes: stats.bytes,
+      lastT: stats.lastT,
+      distanceM: this.tripDistanceM(seq),
+    };
+  }
+
+  /** The GPS and OBD samples of a trip in time order: what segmentation looks at. */
+  tripMotionSamples(seq: number): Sample[] {
+    return (this.st.tripMotion.all(seq) as string[]).map((body) => JSON.parse(body) as Sample);
   }
 
   finishTrip(seq: number, endMs: number, reason: string, stats: ClosedTripStats): void {
@@ -318,26 +331,16 @@ export class BufferStore {
     this.st.deleteTrip.run(seq);
   }
 
-  /** Distance and moving time along the trip's GPS fixes. */
-  private tripMotion(seq: number, movingSpeedKmh: number): { distanceM: number; movingS: number; gpsFixes: number } {
-    const rows = this.st.tripFixes.all(seq) as Array<{ t: number; body: string }>;
+  /** Distance along the trip's GPS fixes, as recorded (the scorer cleans them first). */
+  private tripDistanceM(seq: number): number {
     let distanceM = 0;
-    let movingS = 0;
     let prev: GpsSample | null = null;
-    for (const row of rows) {
-      const fix = JSON.parse(row.body) as GpsSample;
-      if (prev) {
-        const stepM = haversineM(prev.lon, prev.lat, fix.lon, fix.lat);
-        const dtS = (fix.t - prev.t) / 1000;
-        distanceM += stepM;
-        if (dtS > 0 && dtS <= MAX_SPEED_DERIVATION_GAP_S) {
-          const speedKmh = fix.speedMps !== undefined ? fix.speedMps * 3.6 : (stepM / dtS) * 3.6;
-          if (speedKmh > movingSpeedKmh) movingS += dtS;
-        }
-      }
+    for (const body of this.st.tripFixes.all(seq) as string[]) {
+      const fix = JSON.parse(body) as GpsSample;
+      if (prev) distanceM += haversineM(prev.lon, prev.lat, fix.lon, fix.lat);
       prev = fix;
     }
-    return { distanceM, movingS, gpsFixes: rows.length };
+    return distanceM;
   }
 
   tripSampleCount(seq: number): number {

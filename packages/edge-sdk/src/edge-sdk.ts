@@ -17,7 +17,7 @@ import { Emitter } from './emitter.ts';
 import { EdgeSdkConfigError, EdgeSdkStateError } from './errors.ts';
 import { type FetchLike, IngestClient, type ServerTripStatus } from './ingest-client.ts';
 import { Recorder, type RecorderEvent, type TripIdentity, type WhenFull } from './recorder.ts';
-import { DEFAULT_TRIP_RULES, type TripRules } from './trip-rules.ts';
+import { DEFAULT_TRIP_RULES, TRIP_EDGE_MARGIN_MS, type TripRules } from './trip-rules.ts';
 import { type TripStatus, toTripStatus } from './trip-status.ts';
 import { Uploader, type UploaderEvent } from './uploader.ts';
 
@@ -49,9 +49,9 @@ export interface EdgeSdkOptions {
    * (the scorer otherwise treats distraction as not measured).
    */
   phoneMonitored?: boolean;
-  /** Trip segmentation thresholds; default the scoring engine's (8 km/h, 5 min, 60 s, 200 m). */
+  /** Trip segmentation thresholds; default the scoring engine's (8 km/h, 5 min, 5 min gap, 120 s moving, 1 km). */
   tripRules?: Partial<TripRules>;
-  /** Samples up to this long before the first moving one belong to the trip (the departure point). Default 10 s. */
+  /** Samples up to this long before the first moving one belong to the trip (the departure). Default 30 s. */
   leadInMs?: number;
   /** How much older than the newest sample a sample of another stream may be (batched IMU). Default 60 s. */
   maxLatenessMs?: number;
@@ -129,7 +129,7 @@ export class EdgeSdk {
     const clock = options.clock ?? systemClock;
     const rules: TripRules = { ...DEFAULT_TRIP_RULES, ...options.tripRules };
     for (const [key, value] of Object.entries(rules)) positive(`tripRules.${key}`, value, true);
-    const leadInMs = positive('leadInMs', options.leadInMs ?? 10_000, true);
+    const leadInMs = positive('leadInMs', options.leadInMs ?? TRIP_EDGE_MARGIN_MS, true);
     const maxLatenessMs = positive('maxLatenessMs', options.maxLatenessMs ?? 60_000, true);
     const clockStepThresholdMs = positive('clockStepThresholdMs', options.clockStepThresholdMs ?? 2_000, false);
     this.maxBufferBytes = positive('maxBufferBytes', options.maxBufferBytes ?? 128 * 1024 * 1024, false);
@@ -187,6 +187,7 @@ export class EdgeSdk {
         {
           rules,
           leadInMs,
+          edgeMarginMs: TRIP_EDGE_MARGIN_MS,
           maxLatenessMs,
           clockStepThresholdMs,
           maxBufferBytes: this.maxBufferBytes,

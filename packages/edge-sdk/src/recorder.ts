@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { MachineType, Sample } from '@svc/scoring';
+import { type MachineType, type Sample, segmentTrips } from '@svc/scoring';
 import type { BufferStore } from './buffer-store.ts';
 import type { Clock } from './clock.ts';
 import { BufferFullError, SampleRejectedError } from './errors.ts';
@@ -64,6 +64,8 @@ export type RecorderEvent =
 export interface RecorderConfig {
   rules: TripRules;
   leadInMs: number;
+  /** Samples kept after a trip's end, so that the scorer's own end (which reaches into the stop) is inside. */
+  edgeMarginMs: number;
   maxLatenessMs: number;
   clockStepThresholdMs: number;
   maxBufferBytes: number;
@@ -235,7 +237,10 @@ export class Recorder {
     events.push({ type: 'tripStarted', tripId: id, startMs });
   }
 
-  /** Cuts the open trip at `endMs` and keeps it for upload, or discards it when shorter than the minimum. */
+  /**
+   * Cuts the open trip at `endMs` (plus the edge margin) and keeps it for upload, or discards it when the
+   * scorer's own segmentation finds no scorable trip in it (too short, too little moving, no positions).
+   */
   private closeTrip(next: RecorderState, endMs: number, reason: TripEndReason, events: RecorderEvent[]): void {
     const seq = next.openTripSeq;
     if (seq === null) return;
@@ -243,15 +248,12 @@ export class Recorder {
     next.openTripSeq = null;
     next.openTripId = null;
     if (!trip) return;
-    const { minTripMovingS, minTripDistanceM, movingSpeedKmh } = this.config.rules;
-    const stats = this.store.closeTrip(seq, trip.start_ms - this.config.leadInMs, endMs, movingSpeedKmh);
-    if (stats.gpsFixes < 2 || stats.movingS < minTripMovingS || stats.distanceM < minTripDistanceM) {
+    const margin = this.config.edgeMarginMs;
+    const stats = this.store.closeTrip(seq, trip.start_ms - this.config.leadInMs, endMs + margin);
+    const notScorable = this.whyNotScorable(seq);
+    if (notScorable !== null) {
       this.store.discardTrip(seq);
-      const reason =
-        stats.gpsFixes < 2
-          ? 'no GPS positions: the scorer needs them'
-          : `too short for a trip (${Math.round(stats.movingS)} s moving, ${Math.round(stats.distanceM)} m; minimum ${minTripMovingS} s and ${minTripDistanceM} m)`;
-      events.push({ type: 'tripDiscarded', tripId: trip.id, startMs: trip.start_ms, endMs, reason });
+      events.push({ type: 'tripDiscarded', tripId: trip.id, startMs: trip.start_ms, endMs, reason: notScorable });
       return;
     }
     this.store.finishTrip(seq, endMs, reason, stats);
@@ -264,6 +266,24 @@ export class Recorder {
       sampleCount: stats.sampleCount,
       distanceM: stats.distanceM,
     });
+  }
+
+  /** Null when `segmentTrips` of @svc/scoring finds a scorable trip in the samples, else the reason. */
+  private whyNotScorable(seq: number): string | null {
+    const motion = this.store.tripMotionSamples(seq);
+    if (!motion.some((s) => s.type === 'gps')) return 'no GPS positions: the scorer needs them';
+    const { endStopS, maxGapS, minTripDistanceM, minTripMovingS } = this.config.rules;
+    const segments = segmentTrips(motion, {
+      endStopS,
+      maxGapS,
+      minDistanceM: minTripDistanceM,
+      minMovingS: minTripMovingS,
+    });
+    if (segments.some((segment) => segment.scorable)) return null;
+    const first = segments[0];
+    return first?.reason
+      ? `not a scorable trip: ${first.reason}`
+      : 'not a scorable trip: the scorer finds no driving above 8 km/h in it';
   }
 
   /** Makes room for `bytes` more, by the `whenFull` policy, or throws {@link BufferFullError}. */

@@ -79,9 +79,9 @@ describe('recording', () => {
       driverId: 'drv-7',
       buffered: true,
     });
-    // 10 s of lead-in (the departure point), the drive and its first stationary fix: a fix and two accelerometer
-    // readings per second, less the reading half a second after the stop.
-    expect(trip?.sampleCount).toBe((10 + 180 + 1) * 3 - 1);
+    // The batch keeps 30 s on each side of the motion (the scorer's window reaches into the standstill): the
+    // 20 s stand before, the drive, and 30 s of the stop; a fix and two accelerometer readings per second.
+    expect(trip?.sampleCount).toBe(20 * 3 + 180 * 3 + 31 * 3 - 1);
     expect(trip?.distanceM).toBeGreaterThan(1990);
     expect(trip?.distanceM).toBeLessThan(2010);
     expect(sdk.currentTripId).toBeNull();
@@ -91,7 +91,9 @@ describe('recording', () => {
     const { sdk, events } = openSdk();
     for (const sample of drive({ startMs: T0, legs: [{ move: 40, speedKmh: 15 }, { stop: 301 }] })) sdk.record(sample);
     expect(events.map((e) => e.type)).toEqual(['tripStarted', 'tripDiscarded']);
-    expect(events[1]).toMatchObject({ reason: expect.stringContaining('too short for a trip') });
+    expect(events[1]).toMatchObject({
+      reason: expect.stringMatching(/^not a scorable trip: 0\.1\d km and \d+ s moving; the minimum is 1 km and 120 s$/),
+    });
     expect(sdk.trips()).toEqual([]);
   });
 
@@ -146,7 +148,7 @@ describe('recording', () => {
     for (const sample of samples.slice(200)) sdk.record(sample);
     expect(events.map((e) => e.type)).toEqual(['tripEnded']);
     expect(sdk.trips()).toHaveLength(1);
-    expect(sdk.trips()[0]).toMatchObject({ tripId, endMs: T0 + 300_000, sampleCount: 301 });
+    expect(sdk.trips()[0]).toMatchObject({ tripId, endMs: T0 + 300_000, sampleCount: 331 });
   });
 
   it('ends the trip when nothing arrives for 5 minutes, at the last sign of motion', () => {
