@@ -110,6 +110,8 @@ const NO_ROUTE = () =>
 export class RestServer {
   private readonly routes = new Map<string, RegisteredRoute>();
   private readonly namespaces = new Map<string, Set<string>>();
+  /** Route descriptions by context and API root: they only change when a route is registered. */
+  private readonly describedRoutes = new Map<string, Record<string, unknown>>();
   private readonly options: RestServerOptions;
   readonly headerPrefix: string;
 
@@ -168,6 +170,7 @@ export class RestServer {
         );
       }
     }
+    this.describedRoutes.clear();
     const common = options.args ?? {};
     const normalized = endpoints.map((e) => normalizeEndpoint({ ...e, args: { ...common, ...(e.args ?? {}) } }));
     const existing = this.routes.get(pattern);
@@ -407,10 +410,21 @@ export class RestServer {
       namespaces: this.getNamespaces(),
       // The spec's index lists no authentication scheme: an empty array.
       authentication: [],
-      routes: await this.dataForRoutes(this.getRoutes(), String(request.get('context') ?? 'view')),
+      routes: await this.describeAllRoutes(String(request.get('context') ?? 'view')),
       ...tail,
     };
     return new RestResponse(data);
+  }
+
+  private async describeAllRoutes(context: string): Promise<Record<string, unknown>> {
+    const key = `${context}|${await this.apiRoot()}`;
+    let routes = this.describedRoutes.get(key);
+    if (!routes) {
+      routes = await this.dataForRoutes(this.getRoutes(), context);
+      if (this.describedRoutes.size > 16) this.describedRoutes.clear();
+      this.describedRoutes.set(key, routes);
+    }
+    return routes;
   }
 
   /** GET /{namespace} : the routes of one namespace. */
