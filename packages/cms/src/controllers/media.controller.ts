@@ -17,7 +17,7 @@ import {
 import type { BlockRenderState } from '../content/render/index.ts';
 import { type ContentRuntime, userCaps } from '../content/runtime.ts';
 import type { ContentSettings } from '../content/site-settings.ts';
-import { sanitizeTitle, sanitizeTitleForQuery } from '../content/slugs.ts';
+import { sanitizeTitle } from '../content/slugs.ts';
 import {
   type AttachmentMetadata,
   baseName,
@@ -40,6 +40,7 @@ import { CREATABLE, DELETABLE, EDITABLE, READABLE } from '../rest/route.ts';
 import type { JsonSchema, RestArg } from '../rest/schema.ts';
 import type { RestServer } from '../rest/server.ts';
 import { validateValueFromSchema } from '../rest/validation.ts';
+import { listForRest } from '../site/rest-post-list.ts';
 import { UPLOADS_PATH } from '../site/router.ts';
 import { receiveUpload } from './media-upload.ts';
 import { type PostExtras, PostsController, toRestError } from './posts.controller.ts';
@@ -479,128 +480,20 @@ export class MediaController extends PostsController {
   // ---- reading ----
 
   override async getItems(request: RestRequest): Promise<RestResponse> {
-    const orderby = String(request.get('orderby') ?? 'date') as PostOrderBy;
-    const search = String(request.get('search') ?? '');
-    const ints = (name: string) => (request.get<unknown[]>(name) ?? []).map(toInt);
-    const include = ints('include');
-    if (orderby === 'relevance' && search === '') {
-      throw new RestError('rest_no_search_term_defined', 'You need to define a search term to order by relevance.', {
-        status: 400,
-      });
-    }
-    if (orderby === 'include' && include.length === 0) {
-      throw new RestError(
-        'rest_orderby_include_missing_include',
-        'You need to define an include parameter to order by include.',
-        {
-          status: 400,
-        },
-      );
-    }
     const settings = await this.#settings();
-    const query: PostListQuery = {
+    const result = await listForRest({
+      runtime: this.#rt,
       type: 'attachment',
-      statuses: (request.get<string[]>('status') ?? ['inherit']).map(String),
-      include,
-      exclude: ints('exclude'),
-      authors: ints('author'),
-      authorsExclude: ints('author_exclude'),
-      parents: ints('parent'),
-      parentsExclude: ints('parent_exclude'),
-      orderby,
-      order: request.get('order') === 'asc' ? 'asc' : 'desc',
-    };
-    for (const [param, key] of [
-      ['after', 'after'],
-      ['before', 'before'],
-      ['modified_after', 'modifiedAfter'],
-      ['modified_before', 'modifiedBefore'],
-    ] as const) {
-      const value = request.get(param);
-      if (typeof value === 'string' && value !== '') {
-        const bound = dateQueryBound(value, settings.zone);
-        if (bound) query[key] = bound;
-      }
-    }
-    const slugs = request.get<unknown[]>('slug');
-    if (slugs && slugs.length > 0) query.slugs = slugs.map((s) => sanitizeTitleForQuery(String(s)));
-    const searchClause =
-      search !== ''
-        ? {
-            text: search,
-            columns: (request.get<string[]>('search_columns') ?? []) as SearchColumn[],
-            exact: request.get('search_semantics') === 'exact',
-            loggedIn: true,
-          }
-        : undefined;
-    const mimes = this.#mimeFilter(request);
-
-    const perPage = toInt(request.get('per_page')) || 10;
-    const page = Math.max(1, toInt(request.get('page')) || 1);
-    const offsetParam = request.get('offset');
-    const offset =
-      offsetParam !== undefined && offsetParam !== null ? Math.abs(toInt(offsetParam)) : (page - 1) * perPage;
-
-    const db = this.#rt.ctx.db;
-    // biome-ignore lint/suspicious/noExplicitAny: the posts expression builder is shared with the content module's query helpers
-    const where = (eb: any) => {
-      const parts = [postListWhere(eb, query)];
-      if (mimes) parts.push(eb('posts.mime_type', 'in', mimes.length > 0 ? mimes : ['']));
-      if (searchClause) {
-        // WordPress also matches attachments by file name (wp_allow_query_attachment_by_filename).
-        const like = `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-        parts.push(
-          eb.or([
-            postListWhere(eb, {
-              type: 'attachment',
-              statuses: query.statuses,
-              search: searchClause,
-              orderby,
-              order: 'desc',
-            }),
-            eb.exists(
-              eb
-                .selectFrom('postmeta as fm')
-                .select('fm.post_id')
-                .whereRef('fm.post_id', '=', 'posts.id')
-                .where('fm.meta_key', '=', ATTACHED_FILE)
-                .where('fm.meta_value', 'like', like),
-            ),
-          ]),
-        );
-      }
-      return eb.and(parts);
-    };
-    let q = db
-      .selectFrom('posts')
-      .selectAll('posts')
-      .where(where as never);
-    for (const item of postListOrder({ ...query, ...(searchClause ? { search: searchClause } : {}) })) {
-      q = q.orderBy(item.expr as never, item.direction);
-    }
-    const rows = await q.limit(perPage).offset(offset).execute();
-    const count = await db
-      .selectFrom('posts')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where(where as never)
-      .executeTakeFirstOrThrow();
-    const total = Number(count.n);
-    const maxPages = Math.ceil(total / perPage);
-    if (page > maxPages && total > 0) {
-      throw new RestError(
-        'rest_post_invalid_page_number',
-        'The page number requested is larger than the number of pages available.',
-        {
-          status: 400,
-        },
-      );
-    }
+      request,
+      defaultStatuses: ['inherit'],
+      authors: true,
+      parents: true,
+      mimeTypes: this.#mimeFilter(request),
+      fileNameSearch: true,
+    });
+    // WordPress checks each attachment's readability after the query (the total still counts it).
     const posts: Post[] = [];
-    for (const row of rows) {
-      const post = toPost(row as never);
-      // WordPress checks each attachment's readability after the query (the total still counts it).
-      if (await this.canRead(post, request)) posts.push(post);
-    }
+    for (const post of result.posts) if (await this.canRead(post, request)) posts.push(post);
     const extras = await this.loadExtras(posts, request, settings);
     const renderState = (await this.#rt.renderer()).inner.newState();
     const items: unknown[] = [];
@@ -613,7 +506,12 @@ export class MediaController extends PostsController {
     setPaginationHeaders(
       response,
       request,
-      { total, perPage, page, baseUrl: await this.#rt.ctx.server.url(`/${this.namespace}/${this.restBase}`) },
+      {
+        total: result.total,
+        perPage: result.perPage,
+        page: result.page,
+        baseUrl: await this.#rt.ctx.server.url(`/${this.namespace}/${this.restBase}`),
+      },
       this.#rt.ctx.server.headerPrefix,
     );
     return response;

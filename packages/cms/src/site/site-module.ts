@@ -4,9 +4,12 @@
  * its routes after the content routes, as WordPress registers them.
  */
 import { contentRuntimeOf } from '../content/module.ts';
+import { AutosavesController } from '../controllers/autosaves.controller.ts';
 import { MediaController } from '../controllers/media.controller.ts';
+import { MenuItemsController } from '../controllers/menu-items.controller.ts';
 import { MenuLocationsController } from '../controllers/menu-locations.controller.ts';
 import { MenusController } from '../controllers/menus.controller.ts';
+import { RevisionsController } from '../controllers/revisions.controller.ts';
 import type { CmsModule } from '../module.ts';
 import { createSiteRuntime, siteEnvironment } from './site-runtime.ts';
 
@@ -25,6 +28,10 @@ export const siteModule: CmsModule = {
     content.meta.nav_menu_item ??= MEDIA_META;
     const site = createSiteRuntime(ctx, content, siteEnvironment(ctx.config.dataDir));
     new MediaController(content, () => site.media).registerRoutes(ctx.server);
+    const menuItems = new MenuItemsController(content);
+    menuItems.registerRoutes(ctx.server);
+    // Menu items have autosaves (not revisions) in WordPress; the revisions controller only lends its shape.
+    new AutosavesController(content, menuItems, new RevisionsController(content, menuItems)).registerRoutes(ctx.server);
     new MenusController(ctx).registerRoutes(ctx.server);
     new MenuLocationsController(ctx).registerRoutes(ctx.server);
   },
