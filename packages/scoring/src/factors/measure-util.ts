@@ -122,10 +122,17 @@ function computeAccelPerSecond(d: TripData): Float64Array {
 }
 
 /** Largest value held for `bins` consecutive IMU bins (the minimum of the window), over moving bins. */
-export function sustainedPeak(values: Float64Array, d: TripData, bins: number, sign: 1 | -1 | 0): number {
+export function sustainedPeak(
+  values: Float32Array | Float64Array,
+  d: TripData,
+  bins: number,
+  sign: 1 | -1 | 0,
+): number {
   let best = 0;
   for (let k = 0; k + bins <= values.length; k++) {
-    if (!d.moving[secondOfBin(k)]) continue;
+    // The window's minimum is at most its first value: most windows are skipped without a look inside.
+    const first = sign === 0 ? Math.abs(values[k]!) : sign * values[k]!;
+    if (!(first > best) || !d.moving[secondOfBin(k)]) continue;
     let m = Number.POSITIVE_INFINITY;
     for (let j = k; j < k + bins; j++) {
       const raw = values[j]!;

@@ -15,9 +15,9 @@ export interface MountSegment {
 
 interface BinnedAxes {
   count: Uint16Array;
-  x: Float64Array;
-  y: Float64Array;
-  z: Float64Array;
+  x: Float32Array;
+  y: Float32Array;
+  z: Float32Array;
 }
 
 const BINS_PER_S = 10;
@@ -27,6 +27,10 @@ const TILT_BACK_DEG = 15;
 const STABLE_DEG = 10;
 const NEW_MOUNT_S = 30;
 const PICKUP_MIN_S = 2;
+/** Device rotation about a horizontal axis this fast means it was picked up or turned (deg/s). */
+const TUMBLE_DPS = 30;
+/** Without a gyroscope, only a tilt this large counts as handling. */
+const UNCONFIRMED_TILT_DEG = 45;
 
 function unit(v: Vec3): Vec3 {
   const m = Math.hypot(v[0], v[1], v[2]);
@@ -65,12 +69,35 @@ function isQuiet(track: Track, i: number): boolean {
   return Number.isFinite(a) && Math.abs(a) < QUIET_MPS2 && Math.abs(lat) < QUIET_MPS2;
 }
 
+/** Fastest rotation of the device about an axis perpendicular to `up` during grid second i, degrees/s. */
+function tumbleRateDps(gyro: BinnedAxes | null, i: number, up: Vec3): number {
+  if (!gyro) return 0;
+  let best = 0;
+  for (let k = i * BINS_PER_S; k < (i + 1) * BINS_PER_S && k < gyro.x.length; k++) {
+    const x = gyro.x[k]!;
+    if (Number.isNaN(x)) continue;
+    const y = gyro.y[k]!;
+    const z = gyro.z[k]!;
+    const along = x * up[0] + y * up[1] + z * up[2];
+    const perp = Math.hypot(x - along * up[0], y - along * up[1], z - along * up[2]);
+    if (perp > best) best = perp;
+  }
+  return (best * 180) / Math.PI;
+}
+
 /**
  * Splits a device-frame trip into mounting segments by following the gravity direction in device
  * coordinates: a brief excursion is the phone being handled (recorded in `pickups`, ms), a lasting new
- * direction is a new mounting position.
+ * direction is a new mounting position. An excursion only counts when the device visibly turned over (the
+ * gyroscope saw it tumble, or without a gyroscope the tilt passed 45 degrees): hard driving also tilts the
+ * apparent gravity, but does not rotate the phone.
  */
-export function findMountSegments(axes: BinnedAxes, track: Track, pickups: Array<[number, number]>): MountSegment[] {
+export function findMountSegments(
+  axes: BinnedAxes,
+  gyro: BinnedAxes | null,
+  track: Track,
+  pickups: Array<[number, number]>,
+): MountSegment[] {
   const n = track.n;
   const segments: MountSegment[] = [];
   let ref: Vec3 | null = null;
@@ -78,9 +105,15 @@ export function findMountSegments(axes: BinnedAxes, track: Track, pickups: Array
   let seedCount = 0;
   let segmentStart = 0;
   let excursionStart = -1;
+  let confirmed = false;
   let stableRef: Vec3 | null = null;
   let stableSince = -1;
   const tMs = (i: number) => track.t0Ms + i * 1000;
+  const turnedOver = (from: number, to: number, up: Vec3, tilt: number) => {
+    if (!gyro) return tilt >= UNCONFIRMED_TILT_DEG;
+    for (let k = Math.max(0, from); k <= to; k++) if (tumbleRateDps(gyro, k, up) >= TUMBLE_DPS) return true;
+    return false;
+  };
   for (let i = 0; i < n; i++) {
     const raw = secondVector(axes, i);
     if (raw === null || !isQuiet(track, i)) continue;
@@ -97,6 +130,7 @@ export function findMountSegments(axes: BinnedAxes, track: Track, pickups: Array
     if (excursionStart < 0) {
       if (tilt >= TILT_EXCURSION_DEG) {
         excursionStart = i;
+        confirmed = turnedOver(i - 3, i, ref, tilt);
         stableRef = g;
         stableSince = i;
       } else {
@@ -105,13 +139,14 @@ export function findMountSegments(axes: BinnedAxes, track: Track, pickups: Array
       }
       continue;
     }
+    confirmed ||= turnedOver(i, i, ref, tilt);
     if (tilt < TILT_BACK_DEG) {
-      if (i - excursionStart >= PICKUP_MIN_S) pickups.push([tMs(excursionStart), tMs(i)]);
+      if (confirmed && i - excursionStart >= PICKUP_MIN_S) pickups.push([tMs(excursionStart), tMs(i)]);
       excursionStart = -1;
       continue;
     }
     if (stableRef !== null && angleDeg(g, stableRef) < STABLE_DEG) {
-      if (i - stableSince >= NEW_MOUNT_S) {
+      if (i - stableSince >= NEW_MOUNT_S && confirmed) {
         pickups.push([tMs(excursionStart), tMs(stableSince)]);
         segments.push({ startS: segmentStart, endS: excursionStart, up: [0, 0, 1], forward: [1, 0, 0], ok: false });
         segmentStart = stableSince;
@@ -123,7 +158,9 @@ export function findMountSegments(axes: BinnedAxes, track: Track, pickups: Array
       stableSince = i;
     }
   }
-  if (excursionStart >= 0 && n - excursionStart >= PICKUP_MIN_S) pickups.push([tMs(excursionStart), tMs(n)]);
+  if (excursionStart >= 0 && confirmed && n - excursionStart >= PICKUP_MIN_S) {
+    pickups.push([tMs(excursionStart), tMs(n)]);
+  }
   segments.push({ startS: segmentStart, endS: n, up: [0, 0, 1], forward: [1, 0, 0], ok: false });
   return segments;
 }

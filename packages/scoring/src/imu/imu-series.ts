@@ -1,4 +1,4 @@
-import type { VectorStream } from '../streams.ts';
+import type { Sample } from '../telemetry.ts';
 import { G_MPS2 } from '../thresholds.ts';
 import type { Track } from '../track/track.ts';
 import { alignSegment, findMountSegments, type MountSegment } from './imu-align.ts';
@@ -29,13 +29,13 @@ export interface ImuSeries {
   t0Ms: number;
   n: number;
   /** Longitudinal acceleration (forward positive), smoothed over 0.3 s, m/s^2. */
-  longMps2: Float64Array;
+  longMps2: Float32Array;
   /** Lateral acceleration (left positive), smoothed over 0.3 s, m/s^2. */
-  latMps2: Float64Array;
+  latMps2: Float32Array;
   /** Yaw rate (left turn positive), degrees/s; NaN without gyroscope. */
-  yawRateDps: Float64Array;
+  yawRateDps: Float32Array;
   /** Peak dynamic acceleration (|a| - g) of the raw samples in each bin, m/s^2. */
-  peakDynamicMps2: Float64Array;
+  peakDynamicMps2: Float32Array;
   /** Handling episodes found from the device's orientation (device frame only): [startMs, endMs]. */
   pickups: Array<[number, number]>;
   alignment: ImuAlignment;
@@ -43,60 +43,63 @@ export interface ImuSeries {
 
 interface Axes {
   count: Uint16Array;
-  x: Float64Array;
-  y: Float64Array;
-  z: Float64Array;
+  x: Float32Array;
+  y: Float32Array;
+  z: Float32Array;
 }
 
-function binAxes(stream: VectorStream, t0Ms: number, n: number, peak?: Float64Array) {
-  const axes: Axes = {
-    count: new Uint16Array(n),
-    x: new Float64Array(n),
-    y: new Float64Array(n),
-    z: new Float64Array(n),
-  };
-  let total = 0;
+function emptyAxes(n: number): Axes {
+  return { count: new Uint16Array(n), x: new Float32Array(n), y: new Float32Array(n), z: new Float32Array(n) };
+}
+
+/**
+ * Bins accelerometer and gyroscope samples into 100 ms means in one pass over the batch (any order), and
+ * records each bin's peak dynamic acceleration.
+ */
+function binImu(samples: readonly Sample[], t0Ms: number, n: number, peak: Float32Array) {
+  const accel = emptyAxes(n);
+  const gyro = emptyAxes(n);
+  let accelTotal = 0;
+  let gyroTotal = 0;
   const endMs = t0Ms + n * IMU_BIN_MS;
-  // The stream is in time order: find the first sample of the trip by bisection, stop after its end.
-  let lo = 0;
-  let hi = stream.n;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (stream.t[mid]! < t0Ms) lo = mid + 1;
-    else hi = mid;
-  }
-  const { t, x, y, z } = stream;
-  for (let i = lo; i < stream.n; i++) {
-    const ti = t[i]!;
-    if (ti >= endMs) break;
-    const k = ((ti - t0Ms) / IMU_BIN_MS) | 0;
-    const xi = x[i]!;
-    const yi = y[i]!;
-    const zi = z[i]!;
+  for (let i = 0; i < samples.length; i++) {
+    const s = samples[i]!;
+    const type = s.type;
+    if (type !== 'accel' && type !== 'gyro') continue;
+    const t = s.t;
+    if (!(t >= t0Ms && t < endMs)) continue;
+    const x = s.x;
+    const y = s.y;
+    const z = s.z;
+    if (!Number.isFinite(x) || !Number.isFinite(y) || !Number.isFinite(z)) continue;
+    const k = ((t - t0Ms) / IMU_BIN_MS) | 0;
+    const axes = type === 'accel' ? accel : gyro;
     axes.count[k] = axes.count[k]! + 1;
-    axes.x[k] = axes.x[k]! + xi;
-    axes.y[k] = axes.y[k]! + yi;
-    axes.z[k] = axes.z[k]! + zi;
-    if (peak) {
-      const dyn = Math.sqrt(xi * xi + yi * yi + zi * zi) - G_MPS2;
+    axes.x[k] = axes.x[k]! + x;
+    axes.y[k] = axes.y[k]! + y;
+    axes.z[k] = axes.z[k]! + z;
+    if (type === 'accel') {
+      accelTotal++;
+      const dyn = Math.sqrt(x * x + y * y + z * z) - G_MPS2;
       if (!(dyn <= peak[k]!)) peak[k] = dyn;
-    }
-    total++;
+    } else gyroTotal++;
   }
-  for (let k = 0; k < n; k++) {
-    const c = axes.count[k]!;
-    if (c > 0) {
-      axes.x[k] = axes.x[k]! / c;
-      axes.y[k] = axes.y[k]! / c;
-      axes.z[k] = axes.z[k]! / c;
-    } else {
-      axes.x[k] = Number.NaN;
-      axes.y[k] = Number.NaN;
-      axes.z[k] = Number.NaN;
+  for (const axes of [accel, gyro]) {
+    for (let k = 0; k < n; k++) {
+      const c = axes.count[k]!;
+      if (c > 0) {
+        axes.x[k] = axes.x[k]! / c;
+        axes.y[k] = axes.y[k]! / c;
+        axes.z[k] = axes.z[k]! / c;
+      } else {
+        axes.x[k] = Number.NaN;
+        axes.y[k] = Number.NaN;
+        axes.z[k] = Number.NaN;
+      }
     }
+    fillShortHoles(axes, 5);
   }
-  fillShortHoles(axes, 5);
-  return { axes, total };
+  return { accel: { axes: accel, total: accelTotal }, gyro: { axes: gyro, total: gyroTotal } };
 }
 
 /** Linearly fills holes of up to `maxBins` empty bins (a 10-20 Hz stream leaves some bins empty). */
@@ -118,25 +121,20 @@ function fillShortHoles(axes: Axes, maxBins: number): void {
 }
 
 /** Builds the vehicle-frame IMU series of a trip, aligning a device-frame IMU against the GPS track. */
-export function buildImuSeries(
-  streams: { accel: VectorStream; gyro: VectorStream },
-  track: Track,
-  frame: 'vehicle' | 'device',
-): ImuSeries {
+export function buildImuSeries(samples: readonly Sample[], track: Track, frame: 'vehicle' | 'device'): ImuSeries {
   const n = track.n * BINS_PER_S;
   const t0Ms = track.t0Ms - IMU_BIN_MS * (BINS_PER_S / 2);
   // NaN until a sample lands in the bin (the binning keeps the larger of NaN and a value).
-  const peakDynamicMps2 = new Float64Array(n).fill(Number.NaN);
-  const accel = binAxes(streams.accel, t0Ms, n, peakDynamicMps2);
-  const gyro = binAxes(streams.gyro, t0Ms, n);
+  const peakDynamicMps2 = new Float32Array(n).fill(Number.NaN);
+  const { accel, gyro } = binImu(samples, t0Ms, n, peakDynamicMps2);
   const series: ImuSeries = {
     available: false,
     gyroAvailable: false,
     t0Ms,
     n,
-    longMps2: new Float64Array(n).fill(Number.NaN),
-    latMps2: new Float64Array(n).fill(Number.NaN),
-    yawRateDps: new Float64Array(n).fill(Number.NaN),
+    longMps2: new Float32Array(n).fill(Number.NaN),
+    latMps2: new Float32Array(n).fill(Number.NaN),
+    yawRateDps: new Float32Array(n).fill(Number.NaN),
     peakDynamicMps2,
     pickups: [],
     alignment: { frame, method: 'failed', segments: 0, coverage: 0 },
@@ -150,7 +148,7 @@ export function buildImuSeries(
   const segments: MountSegment[] =
     frame === 'vehicle'
       ? [{ startS: 0, endS: track.n, up: [0, 0, 1], forward: [1, 0, 0], ok: true }]
-      : findMountSegments(accel.axes, track, series.pickups);
+      : findMountSegments(accel.axes, hasGyro ? gyro.axes : null, track, series.pickups);
   let okSegments = 0;
   for (const segment of segments) {
     if (frame === 'device') alignSegment(segment, accel.axes, track);
@@ -223,9 +221,9 @@ export function buildImuSeries(
  * Removes slow biases (road grade, mounting tilt, sensor offset) by comparing the IMU with the GPS over a
  * +-15 s window: harsh events are much shorter than the window, so they survive.
  */
-function correctBias(values: Float64Array, track: Track, reference: (i: number) => number): void {
+function correctBias(values: Float32Array, track: Track, reference: (i: number) => number): void {
   const n = track.n;
-  const diff = new Float64Array(n).fill(Number.NaN);
+  const diff = new Float32Array(n).fill(Number.NaN);
   for (let i = 1; i < n - 1; i++) {
     const ref = reference(i);
     if (!Number.isFinite(ref)) continue;
@@ -241,7 +239,7 @@ function correctBias(values: Float64Array, track: Track, reference: (i: number) 
     if (count >= BINS_PER_S) diff[i] = sum / count - ref;
   }
   const window = 15;
-  const bias = new Float64Array(n);
+  const bias = new Float32Array(n);
   let sum = 0;
   let count = 0;
   let totalSum = 0;
@@ -274,9 +272,9 @@ function correctBias(values: Float64Array, track: Track, reference: (i: number) 
   }
 }
 
-function smooth3(values: Float64Array): Float64Array {
+function smooth3(values: Float32Array): Float32Array {
   const n = values.length;
-  const out = new Float64Array(n).fill(Number.NaN);
+  const out = new Float32Array(n).fill(Number.NaN);
   for (let k = 1; k < n - 1; k++) {
     const a = values[k - 1]!;
     const b = values[k]!;

@@ -93,7 +93,7 @@ export function scoreTrip(input: TelemetryBatch | readonly Sample[], options: Sc
     );
   }
 
-  const imu: ImuSeries | null = streams.accel.n > 0 ? buildImuSeries(streams, track, imuFrame) : null;
+  const imu: ImuSeries | null = streams.accelCount > 0 ? buildImuSeries(raw, track, imuFrame) : null;
   const road = options.graph ? buildRoadContext(options.graph, track, options.matchOptions) : unmatchedContext(track.n);
   const phoneMonitored = options.phoneMonitored ?? batch?.phoneMonitored ?? false;
   const phone = buildPhoneTimeline(streams.phone, track.t0Ms, track.n, phoneMonitored);
