@@ -50,6 +50,9 @@ export const tripsConfigSpec = {
   scoringThreads: env('TRIPS_SCORING_THREADS', positiveIntSchema(1), {
     doc: 'Worker threads scoring trips (each holds a copy of the road graph)',
   }),
+  scoringLeaseMs: env('TRIPS_SCORING_LEASE_MS', positiveIntSchema(120_000), {
+    doc: 'How long a node may hold a scoring job without renewing it before another node takes it over',
+  }),
   scoringWorker: env('TRIPS_SCORING_WORKER', z.enum(['on', 'off']).default('on'), {
     doc: 'off: this node only serves; another node scores the queue',
   }),

@@ -99,14 +99,22 @@ describe('fuzzed parameters, headers and ids', () => {
         `/v1/vehicles/${enc(rnd() < 0.3 ? world.fleets[0]!.plates[0]! : pick(NASTY))}`,
         `/v1/${enc(pick(NASTY))}`,
       ]);
-      const query = Array.from({ length: Math.floor(rnd() * 4) }, () => `${pick(params)}=${enc(pick(NASTY))}`).join('&');
+      const query = Array.from({ length: Math.floor(rnd() * 4) }, () => `${pick(params)}=${enc(pick(NASTY))}`).join(
+        '&',
+      );
       const headers: Record<string, string> = {};
-      if (rnd() < 0.9) headers.authorization = rnd() < 0.8 ? `Bearer ${pick(tokens)}` : pick(NASTY).replace(/[^\x20-\x7e]/g, '');
+      if (rnd() < 0.9)
+        headers.authorization = rnd() < 0.8 ? `Bearer ${pick(tokens)}` : pick(NASTY).replace(/[^\x20-\x7e]/g, '');
       if (rnd() < 0.4) headers['x-fleet-id'] = pick(NASTY).replace(/[^\x20-\x7e]/g, '');
       if (rnd() < 0.1) headers['content-type'] = pick(['application/json', 'text/plain', 'multipart/form-data']);
       const method = rnd() < 0.9 ? 'GET' : pick(['POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS'] as const);
       const url = query ? `${base}?${query}` : base;
-      const res = await api.inject({ method: method as 'GET', url, headers, ...(method === 'POST' ? { payload: pick(NASTY) } : {}) });
+      const res = await api.inject({
+        method: method as 'GET',
+        url,
+        headers,
+        ...(method === 'POST' ? { payload: pick(NASTY) } : {}),
+      });
       seen.add(res.statusCode);
       expect([200, 400, 401, 403, 404, 429], `${method} ${url} ${JSON.stringify(headers)}`).toContain(res.statusCode);
       if (method !== 'HEAD') {
@@ -137,7 +145,12 @@ describe('fuzzed parameters, headers and ids', () => {
         payload: pick(bodies),
         headers: {
           authorization: `Bearer ${rnd() < 0.8 ? world.fleets[0]!.ingestKey : pick(NASTY).replace(/[^\x20-\x7e]/g, '')}`,
-          'content-type': pick(['application/json', 'application/x-ndjson', 'text/csv', 'application/json; charset=utf-8']),
+          'content-type': pick([
+            'application/json',
+            'application/x-ndjson',
+            'text/csv',
+            'application/json; charset=utf-8',
+          ]),
           ...(rnd() < 0.8 ? { 'idempotency-key': pick([...NASTY, 'fuzz-key-0001']).replace(/[^\x20-\x7e]/g, '') } : {}),
           ...(rnd() < 0.1 ? { 'content-encoding': pick(['gzip', 'br', 'identity']) } : {}),
         },

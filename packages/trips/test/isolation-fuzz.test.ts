@@ -2,9 +2,9 @@ import { testDialects, testRedis } from '@svc/platform/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApiApp } from '../src/api/build-api-app.ts';
+import { createApiToken } from '../src/store/api-tokens.ts';
 import { TRIPS_MIGRATION_TABLE, tripsMigrations } from '../src/store/migrations.ts';
 import { claimEnvironment, openTripsDatabase, type TripsDatabase } from '../src/store/open-trips-database.ts';
-import { createApiToken } from '../src/store/api-tokens.ts';
 import { buildWorld, quietLogger, type World } from './fixtures/world.ts';
 
 /** A small deterministic PRNG, so a failure can be replayed from its seed. */
@@ -33,14 +33,30 @@ describe.each(testDialects())('fleet isolation under randomized requests on $lab
       database = await dialect.open(tripsMigrations, { migrationTable: TRIPS_MIGRATION_TABLE });
       await claimEnvironment(database.db, 'sandbox', database.location);
       world = await buildWorld(database, { tripsPerFleet: 30 });
-      adminCharlie = (await createApiToken(database.db, { environment: 'sandbox', fleets: ['fleet_charlie'], admin: true }))
-        .secret;
-      apps.push(await buildApiApp({ environment: 'sandbox', database, logger: quietLogger(), rateLimit: { perMinute: 1e6 } }));
+      adminCharlie = (
+        await createApiToken(database.db, { environment: 'sandbox', fleets: ['fleet_charlie'], admin: true })
+      ).secret;
+      apps.push(
+        await buildApiApp({ environment: 'sandbox', database, logger: quietLogger(), rateLimit: { perMinute: 1e6 } }),
+      );
       if (dialect.name === 'postgres') {
         // A second node: its own connection pool on the same schema, as a second process would have.
-        const schema = (await database.db.selectNoFrom((eb) => eb.fn<string>('current_schema').as('s')).executeTakeFirstOrThrow()).s;
-        second = await openTripsDatabase({ environment: 'sandbox', url: process.env.TEST_DATABASE_URL!, pgSchema: schema });
-        apps.push(await buildApiApp({ environment: 'sandbox', database: second, logger: quietLogger(), rateLimit: { perMinute: 1e6 } }));
+        const schema = (
+          await database.db.selectNoFrom((eb) => eb.fn<string>('current_schema').as('s')).executeTakeFirstOrThrow()
+        ).s;
+        second = await openTripsDatabase({
+          environment: 'sandbox',
+          url: process.env.TEST_DATABASE_URL!,
+          pgSchema: schema,
+        });
+        apps.push(
+          await buildApiApp({
+            environment: 'sandbox',
+            database: second,
+            logger: quietLogger(),
+            rateLimit: { perMinute: 1e6 },
+          }),
+        );
       }
     });
     afterAll(async () => {
@@ -146,14 +162,26 @@ describe.skipIf(redis.skip)(`rate limits shared through Redis (${redis.label})`,
   afterAll(() => redis.cleanup());
 
   it('two nodes with the same Redis count one budget per token', async () => {
-    const dir = await import('node:fs').then((fs) => fs.mkdtempSync(`${(process.env.TMPDIR ?? '/tmp').replace(/\/$/, '')}/trips-rl-`));
+    const dir = await import('node:fs').then((fs) =>
+      fs.mkdtempSync(`${(process.env.TMPDIR ?? '/tmp').replace(/\/$/, '')}/trips-rl-`),
+    );
     const database = await openTripsDatabase({ environment: 'sandbox', sqliteFile: `${dir}/t.db` });
     try {
       const world = await buildWorld(database, { tripsPerFleet: 1 });
       const client = await redis.connect();
       const nodes = [
-        await buildApiApp({ environment: 'sandbox', database, logger: quietLogger(), rateLimit: { perMinute: 10, redis: client } }),
-        await buildApiApp({ environment: 'sandbox', database, logger: quietLogger(), rateLimit: { perMinute: 10, redis: client } }),
+        await buildApiApp({
+          environment: 'sandbox',
+          database,
+          logger: quietLogger(),
+          rateLimit: { perMinute: 10, redis: client },
+        }),
+        await buildApiApp({
+          environment: 'sandbox',
+          database,
+          logger: quietLogger(),
+          rateLimit: { perMinute: 10, redis: client },
+        }),
       ];
       const token = world.fleets[0]!.token;
       const statuses: number[] = [];

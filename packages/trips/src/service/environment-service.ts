@@ -76,6 +76,7 @@ export async function startEnvironment(options: EnvironmentServiceOptions): Prom
       scorer: options.scorer,
       logger,
       concurrency: config.scoringThreads,
+      leaseMs: config.scoringLeaseMs,
       clock,
     });
   }
