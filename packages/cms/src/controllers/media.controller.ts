@@ -1,19 +1,4 @@
-/**
- * /cms/v2/media — after WP_REST_Attachments_Controller: attachments are posts of type `attachment`
- * (status `inherit`, `private` or `trash`) whose file lives in the media storage. Uploads come as a
- * multipart `file` or as a raw body with Content-Disposition; the type is checked from the bytes; images
- * get WordPress's sub-sizes and EXIF data; `post-process` finishes interrupted sub-sizes; `edit` makes an
- * edited copy as a new attachment. Not batch-capable, as in WordPress.
- */
-import { dateQueryBound } from '../content/dates.ts';
-import { type Post, toPost } from '../content/post.ts';
-import {
-  type PostListQuery,
-  type PostOrderBy,
-  postListOrder,
-  postListWhere,
-  type SearchColumn,
-} from '../content/post-query.ts';
+import type { Post } from '../content/post.ts';
 import type { BlockRenderState } from '../content/render/index.ts';
 import { type ContentRuntime, userCaps } from '../content/runtime.ts';
 import type { ContentSettings } from '../content/site-settings.ts';
