@@ -45,17 +45,20 @@ async function uniqueNicename(ctx: CmsContext, base: string, exceptId?: number):
   }
 }
 
-/** wp_insert_user(): creates a user; errors carry WordPress's codes (and, like WordPress, no status). */
+/**
+ * wp_insert_user(): creates a user with WordPress's error codes. WordPress sends a duplicate login or
+ * email with no status (so 500); ours are 400, because bad input never answers 500 here.
+ */
 export async function createUser(ctx: CmsContext, input: NewUser): Promise<User> {
   const login = sanitizeUser(input.login.trim(), true);
   if (login === '') throw new RestError('empty_user_login', 'Cannot create a user with an empty login name.');
   if (login.length > 60) throw new RestError('user_login_too_long', 'Username may not be longer than 60 characters.');
   if (await ctx.users.findByLogin(login))
-    throw new RestError('existing_user_login', 'Sorry, that username already exists!');
+    throw new RestError('existing_user_login', 'Sorry, that username already exists!', { status: 400 });
   const email = input.email.trim();
   if (email !== '' && !isEmail(email)) throw new RestError('invalid_email', 'Invalid email address.', { status: 400 });
   if (email !== '' && (await ctx.users.findByEmail(email))) {
-    throw new RestError('existing_user_email', 'Sorry, that email address is already used!');
+    throw new RestError('existing_user_email', 'Sorry, that email address is already used!', { status: 400 });
   }
   for (const role of input.roles ?? []) {
     if (!ROLES[role])

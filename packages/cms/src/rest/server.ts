@@ -1,3 +1,9 @@
+import {
+  DatabaseUnavailableError,
+  ForeignKeyViolationError,
+  TransientConflictError,
+  UniqueViolationError,
+} from '@svc/platform';
 /**
  * The REST server: route registry, dispatch and serving, after WP_REST_Server (WordPress 6.1).
  *
@@ -275,7 +281,25 @@ export class RestServer {
 
   private toRestError(err: unknown, request: RestRequest): RestError {
     if (isRestError(err)) return err;
+    // Integrity errors that reach here lost a race with another request (the handler's own checks
+    // passed): they are the client's conflict, not a server fault.
+    if (err instanceof UniqueViolationError) {
+      return new RestError('rest_conflict', 'A conflicting item already exists; retry the request.', { status: 409 });
+    }
+    if (err instanceof TransientConflictError) {
+      return new RestError('rest_conflict', 'The item was changed by another request; retry the request.', {
+        status: 409,
+      });
+    }
+    if (err instanceof ForeignKeyViolationError) {
+      return new RestError('rest_invalid_reference', 'The request refers to an item that does not exist.', {
+        status: 400,
+      });
+    }
     this.options.onError?.(err, request);
+    if (err instanceof DatabaseUnavailableError) {
+      return new RestError('rest_unavailable', 'The site is temporarily unavailable.', { status: 503 });
+    }
     return new RestError('internal_server_error', 'There has been a critical error on this website.', { status: 500 });
   }
 
