@@ -26,15 +26,9 @@ export {
 export { RoadGraph } from './graph/road-graph.ts';
 export { HIGHWAY_CLASSES, type HighwayClass } from './highway-class.ts';
 export { DEFAULT_MATCH_OPTIONS, type MatchOptions } from './matching/match-options.ts';
-export {
-  type MatchedPoint,
-  type MatchedSegment,
-  type MatchResult,
-  matchTrace,
-  type SubTrace,
-  type UnmatchedReason,
-  validateTrace,
-} from './matching/match-trace.ts';
+export type { MatchedPoint, MatchedSegment, MatchResult, SubTrace, UnmatchedReason } from './matching/match-result.ts';
+export { matchTrace } from './matching/match-trace.ts';
+export { validateTrace } from './matching/validate-trace.ts';
 export { buildGraphFromOsm, type OsmBuildOptions } from './osm/build-from-osm.ts';
 export { OsmInputError } from './osm/osm-reader.ts';
 export { type RouteControl, type RouteOptions, type RouteResult, type RouteSegment, route } from './routing/route.ts';

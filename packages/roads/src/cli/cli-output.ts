@@ -1,5 +1,5 @@
 import type { RoadGraph } from '../graph/road-graph.ts';
-import type { MatchResult } from '../matching/match-trace.ts';
+import type { MatchResult } from '../matching/match-result.ts';
 
 /** `roads build` / `roads generate` summary lines. */
 export function graphSummary(graph: RoadGraph, file: string, seconds: number): string {

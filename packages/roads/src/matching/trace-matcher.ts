@@ -1,0 +1,637 @@
+import { edgeOffsetOfGeometryOffset, sliceEdge } from '../graph/edge-geometry.ts';
+import type { RoadGraph } from '../graph/road-graph.ts';
+import { pathSearchFor } from '../routing/route.ts';
+import { roadsNear } from '../spatial/nearby-roads.ts';
+import type { LonLat, TracePoint } from '../types.ts';
+import type { ResolvedMatchOptions } from './match-options.ts';
+import { type MatchedPoint, type MatchedSegment, matchedPoint, type UnmatchedReason } from './match-result.ts';
+
+interface Candidate {
+  edge: number;
+  offsetM: number;
+  lon: number;
+  lat: number;
+  distanceM: number;
+  logEmission: number;
+}
+
+/**
+ * How much longer a metre of road counts in transitions, by class. Among routes of (nearly) equal length, which
+ * a street grid offers many of when fixes are sparse, drivers take the bigger road; a few percent expresses that
+ * without overriding the geometry.
+ */
+const CLASS_FACTOR: Readonly<Record<string, number>> = {
+  motorway: 1,
+  motorway_link: 1,
+  trunk: 1,
+  trunk_link: 1,
+  primary: 1,
+  primary_link: 1,
+  secondary: 1.01,
+  secondary_link: 1.01,
+  tertiary: 1.02,
+  tertiary_link: 1.02,
+  unclassified: 1.04,
+  residential: 1.04,
+  road: 1.04,
+  living_street: 1.08,
+  service: 1.08,
+};
+
+const weightCache = new WeakMap<RoadGraph, { weights: Float64Array; factor: Float64Array }>();
+
+function matchWeights(graph: RoadGraph): { weights: Float64Array; factor: Float64Array } {
+  let entry = weightCache.get(graph);
+  if (!entry) {
+    const factor = new Float64Array(graph.edgeCount);
+    const weights = new Float64Array(graph.edgeCount);
+    for (let e = 0; e < graph.edgeCount; e++) {
+      factor[e] = CLASS_FACTOR[graph.edgeHighway(e)] ?? 1.04;
+      weights[e] = graph.data.edgeLengthM[e]! * factor[e]!;
+    }
+    entry = { weights, factor };
+    weightCache.set(graph, entry);
+  }
+  return entry;
+}
+
+const NO_TARGETS: readonly number[] = [];
+
+const ROUTE = 0;
+const FORWARD = 1;
+const STAY = 2;
+const U_TURN = 3;
+
+export interface Step {
+  point: number;
+  /** The observation decoded: the fix itself, or the centroid of a stop's fixes. */
+  lon: number;
+  lat: number;
+  /** Times the vehicle arrived at and left the observed position (equal unless it is a stop). */
+  timeInMs: number | undefined;
+  timeOutMs: number | undefined;
+  cands: Candidate[];
+  /** Viterbi log score per candidate, normalised so the best is 0. */
+  score: Float64Array;
+  back: Int32Array;
+  kind: Uint8Array;
+  sigmaM: number;
+}
+
+/** The best final candidate and its predecessors: the decoded candidate index per step. */
+export function backtrack(chain: Step[]): number[] {
+  const chosen = new Array<number>(chain.length);
+  const last = chain[chain.length - 1]!;
+  let best = 0;
+  for (let c = 1; c < last.score.length; c++) if (last.score[c]! > last.score[best]!) best = c;
+  for (let k = chain.length - 1; k >= 0; k--) {
+    chosen[k] = best;
+    best = chain[k]!.back[best]!;
+  }
+  return chosen;
+}
+
+/** Probability share of one candidate in a Viterbi column (a max-product marginal). */
+export function columnConfidence(score: Float64Array, chosen: number): number {
+  let sum = 0;
+  for (const s of score) if (s > -Infinity) sum += Math.exp(s);
+  return sum > 0 ? Math.exp(score[chosen]!) / sum : 0;
+}
+
+/** The state of one transition computation, reused (closures per call cost allocation and GC time). */
+interface Transition {
+  prev: Step;
+  cur: Step;
+  best: Float64Array;
+  gcM: number;
+  boundM: number;
+  invBeta: number;
+}
+
+/** Offers a way from candidate p of the previous fix to candidate c of the current one, `routeM` long. */
+function consider(t: Transition, p: number, c: number, routeM: number, kind: number): void {
+  if (routeM > t.boundM) return;
+  const s = t.prev.score[p]! - Math.abs(routeM - t.gcM) * t.invBeta;
+  if (s > t.best[c]!) {
+    t.best[c] = s;
+    t.cur.back[c] = p;
+    t.cur.kind[c] = kind;
+  }
+}
+
+/** The Viterbi decoder over one trace; `run` returns the chains (sub-traces) of steps. */
+export class TraceMatcher {
+  readonly duplicateOf: Int32Array;
+  /** For fixes skipped as too close to the previous decoded fix: that fix's index. */
+  readonly thinnedAfter: Int32Array;
+  readonly reasons: Array<UnmatchedReason | undefined>;
+  private readonly search;
+  private readonly maxSpeedMps: number;
+  /** Edge lengths as the matcher weighs them, and the factor over the true length per edge. */
+  private readonly weights: Float64Array;
+  private readonly roadFactor: Float64Array;
+  private readonly scratch: Transition = {
+    prev: undefined as unknown as Step,
+    cur: undefined as unknown as Step,
+    best: new Float64Array(0),
+    gcM: 0,
+    boundM: 0,
+    invBeta: 0,
+  };
+
+  constructor(
+    private readonly graph: RoadGraph,
+    private readonly points: readonly TracePoint[],
+    private readonly o: ResolvedMatchOptions,
+    private readonly kx: number,
+    private readonly ky: number,
+  ) {
+    this.duplicateOf = new Int32Array(points.length).fill(-1);
+    this.thinnedAfter = new Int32Array(points.length).fill(-1);
+    this.reasons = new Array(points.length);
+    this.search = pathSearchFor(graph);
+    this.maxSpeedMps = o.maxSpeedKmh / 3.6;
+    ({ weights: this.weights, factor: this.roadFactor } = matchWeights(graph));
+  }
+
+  run(): Step[][] {
+    const { points, o } = this;
+    const chains: Step[][] = [];
+    let chain: Step[] = [];
+    let pending: number[] = [];
+    let previous = -1;
+    const close = () => {
+      if (chain.length > 0) chains.push(chain);
+      chain = [];
+    };
+    for (let i = 0; i < points.length; i++) {
+      const p = points[i]!;
+      if (previous >= 0) {
+        const q = points[previous]!;
+        if (p.lon === q.lon && p.lat === q.lat) {
+          this.duplicateOf[i] = this.duplicateOf[previous]! >= 0 ? this.duplicateOf[previous]! : previous;
+          continue;
+        }
+      }
+      previous = i;
+      const tail = chain[chain.length - 1];
+      // The last fix is always decoded: it fixes where the path ends.
+      if (tail && pending.length === 0 && o.minSpacingSigmas > 0 && i < points.length - 1) {
+        const closeM = Math.hypot((p.lon - tail.lon) * this.kx, (p.lat - tail.lat) * this.ky);
+        const gapS = p.timeMs !== undefined && tail.timeOutMs !== undefined ? (p.timeMs - tail.timeOutMs) / 1000 : 0;
+        if (closeM < o.minSpacingSigmas * Math.min(tail.sigmaM, this.sigmaFor(p)) && gapS <= o.maxGapS) {
+          this.thinnedAfter[i] = tail.point;
+          continue;
+        }
+      }
+      const stop = pending.length === 0 ? this.stopAt(i) : null;
+      const step = stop
+        ? this.candidates(i, stop.lon, stop.lat, stop.sigmaM, p.timeMs, points[stop.last]!.timeMs)
+        : this.candidates(i, p.lon, p.lat, this.sigmaFor(p), p.timeMs, p.timeMs);
+      if (!step) {
+        this.reasons[i] = 'no-road';
+        continue;
+      }
+      if (stop) {
+        for (let k = i + 1; k <= stop.last; k++) this.thinnedAfter[k] = i;
+        i = stop.last;
+        previous = stop.last;
+      }
+      const last = chain[chain.length - 1];
+      if (!last) {
+        chain.push(step);
+        continue;
+      }
+      const dtS =
+        step.timeInMs !== undefined && last.timeOutMs !== undefined ? (step.timeInMs - last.timeOutMs) / 1000 : null;
+      if (dtS !== null && dtS > o.maxGapS) {
+        for (const k of pending) this.reasons[k] = 'outlier';
+        pending = [];
+        close();
+        chain.push(step);
+        continue;
+      }
+      if (this.transition(last, step, dtS)) {
+        for (const k of pending) this.reasons[k] = 'outlier';
+        pending = [];
+        chain.push(step);
+        continue;
+      }
+      pending.push(i);
+      if (pending.length > o.maxOutlierRun) {
+        // Too many fixes in a row cannot be reached: the vehicle really went somewhere the chain cannot follow.
+        // Restart at the first unreachable fix; duplicate detection repeats identically from there.
+        close();
+        i = pending[0]! - 1;
+        previous = -1;
+        pending = [];
+      }
+    }
+    for (const k of pending) this.reasons[k] = 'outlier';
+    close();
+    return chains;
+  }
+
+  private sigmaFor(p: TracePoint): number {
+    if (this.o.useReportedAccuracy && p.accuracyM !== undefined && p.accuracyM > 0) {
+      return Math.min(50, Math.max(this.o.minSigmaM, p.accuracyM));
+    }
+    return this.o.sigmaM;
+  }
+
+  /**
+   * A stop starting at fix i: at least `stopMinFixes` consecutive fixes all within 2.5 sigma of their centroid,
+   * whose first and second halves are centred less than 1.5 sigma apart (a slow drive drifts, a stop does not).
+   * The vehicle is standing still, so the fixes are decoded as one observation at their centroid, whose error
+   * shrinks with the number of fixes averaged. Matching each jittering fix on its own lets the decoder wander
+   * into the side streets of the junction the vehicle waits at.
+   */
+  private stopAt(i: number): { last: number; lon: number; lat: number; sigmaM: number } | null {
+    const { points, o, kx, ky } = this;
+    if (o.stopMinFixes <= 0) return null;
+    const sigmaM = this.sigmaFor(points[i]!);
+    const radiusM = 2.5 * sigmaM;
+    // Quick reject: a vehicle that moved more than the stop's diameter in one fix is not stopping here.
+    const next = points[i + 1];
+    if (!next || Math.hypot((next.lon - points[i]!.lon) * kx, (next.lat - points[i]!.lat) * ky) > 2 * radiusM) {
+      return null;
+    }
+    let sumLon = 0;
+    let sumLat = 0;
+    let n = 0;
+    let last = i;
+    for (let j = i; j < points.length; j++) {
+      const q = points[j]!;
+      if (j > i) {
+        const before = points[j - 1]!;
+        if (q.timeMs !== undefined && before.timeMs !== undefined && q.timeMs - before.timeMs > o.maxGapS * 1000) break;
+      }
+      const cLon = (sumLon + q.lon) / (n + 1);
+      const cLat = (sumLat + q.lat) / (n + 1);
+      let inside = true;
+      for (let k = i; k <= j && inside; k++) {
+        const r = points[k]!;
+        inside = Math.hypot((r.lon - cLon) * kx, (r.lat - cLat) * ky) <= radiusM;
+      }
+      if (!inside) break;
+      sumLon += q.lon;
+      sumLat += q.lat;
+      n++;
+      last = j;
+    }
+    if (n < o.stopMinFixes) return null;
+    const half = i + Math.floor(n / 2);
+    const centre = (from: number, to: number) => {
+      let x = 0;
+      let y = 0;
+      for (let k = from; k < to; k++) {
+        x += points[k]!.lon;
+        y += points[k]!.lat;
+      }
+      return [x / (to - from), y / (to - from)] as const;
+    };
+    const [x1, y1] = centre(i, half);
+    const [x2, y2] = centre(half, last + 1);
+    if (Math.hypot((x2 - x1) * kx, (y2 - y1) * ky) >= 1.5 * sigmaM) return null;
+    return { last, lon: sumLon / n, lat: sumLat / n, sigmaM: Math.max(o.minSigmaM, sigmaM / Math.sqrt(n)) };
+  }
+
+  private candidates(
+    i: number,
+    lon: number,
+    lat: number,
+    sigmaM: number,
+    timeInMs: number | undefined,
+    timeOutMs: number | undefined,
+  ): Step | null {
+    const { graph, o } = this;
+    const p = { lon, lat };
+    const radiusM = Math.max(o.radiusM, 4 * sigmaM);
+    const hits = roadsNear(graph, p.lon, p.lat, radiusM, this.kx, this.ky);
+    if (hits.length === 0) return null;
+    const cands: Candidate[] = [];
+    for (const h of hits) {
+      for (const edge of [graph.data.geomForward[h.geom]!, graph.data.geomBackward[h.geom]!]) {
+        if (edge < 0 || cands.length >= o.maxCandidates) continue;
+        const z = h.distanceM / sigmaM;
+        cands.push({
+          edge,
+          offsetM: edgeOffsetOfGeometryOffset(graph, edge, h.offsetM),
+          lon: h.lon,
+          lat: h.lat,
+          distanceM: h.distanceM,
+          logEmission: -0.5 * z * z,
+        });
+      }
+      if (cands.length >= o.maxCandidates) break;
+    }
+    const m = cands.length;
+    const score = new Float64Array(m);
+    for (let c = 0; c < m; c++) score[c] = cands[c]!.logEmission;
+    normalise(score);
+    return {
+      point: i,
+      lon,
+      lat,
+      timeInMs,
+      timeOutMs,
+      cands,
+      score,
+      back: new Int32Array(m).fill(-1),
+      kind: new Uint8Array(m),
+      sigmaM,
+    };
+  }
+
+  /** Fills `cur`'s scores from `prev`; false when no candidate of `cur` is reachable. */
+  private transition(prev: Step, cur: Step, dtS: number | null): boolean {
+    const { graph, o } = this;
+    const d = graph.data;
+    const a = prev;
+    const b = cur;
+    const gcM = Math.hypot((b.lon - a.lon) * this.kx, (b.lat - a.lat) * this.ky);
+    const radiusM = Math.max(o.radiusM, 4 * Math.max(prev.sigmaM, cur.sigmaM));
+    // With times, the vehicle could have driven at most maxSpeed for the time between the fixes (a detour,
+    // turning round at a motorway end); without, the route may be maxRouteFactor times the straight line.
+    const reachM = dtS !== null ? Math.max(dtS, 1) * this.maxSpeedMps : gcM * o.maxRouteFactor;
+    const bound = Math.min(o.maxRouteDistanceM, reachM + 2 * radiusM);
+    const stayM = 3 * Math.max(prev.sigmaM, cur.sigmaM);
+    const invBeta = 1 / o.betaM;
+    const weights = this.weights;
+    const w = this.roadFactor;
+    const m = cur.cands.length;
+    const best = new Float64Array(m).fill(-Infinity);
+
+    const t: Transition = this.scratch;
+    t.prev = prev;
+    t.cur = cur;
+    t.best = best;
+    t.gcM = gcM;
+    t.boundM = bound;
+    t.invBeta = invBeta;
+
+    // Moves along the same edge, stationary jitter and turning around mid-road need no search.
+    const exitNodes: number[] = [];
+    for (let p = 0; p < prev.cands.length; p++) {
+      if (prev.score[p] === -Infinity) continue;
+      const pc = prev.cands[p]!;
+      for (let c = 0; c < m; c++) {
+        const cc = cur.cands[c]!;
+        if (cc.edge === pc.edge) {
+          if (cc.offsetM >= pc.offsetM) consider(t, p, c, (cc.offsetM - pc.offsetM) * w[pc.edge]!, FORWARD);
+          else if (pc.offsetM - cc.offsetM <= stayM) consider(t, p, c, 0, STAY);
+        } else if (cc.edge === d.edgeReverse[pc.edge]) {
+          const turnAt = d.edgeLengthM[pc.edge]! - pc.offsetM;
+          consider(t, p, c, Math.abs(cc.offsetM - turnAt) + o.uTurnPenaltyM, U_TURN);
+        }
+      }
+      const exit = d.edgeTo[pc.edge]!;
+      if (!exitNodes.includes(exit)) exitNodes.push(exit);
+    }
+
+    // Stationary jitter across a junction: the new position lies a few metres BEHIND the old one on the same
+    // road (typical on roundabouts and at stop lines). Without this, the only way back is around the block.
+    for (let c = 0; c < m; c++) {
+      const cc = cur.cands[c]!;
+      const ahead = d.edgeLengthM[cc.edge]! - cc.offsetM;
+      if (ahead >= stayM) continue;
+      let sameRoad = false;
+      for (const pc of prev.cands)
+        if (pc.edge !== cc.edge && d.edgeWay[pc.edge] === d.edgeWay[cc.edge]) sameRoad = true;
+      if (!sameRoad) continue;
+      this.search.run(
+        [{ node: d.edgeTo[cc.edge]!, cost: 0 }],
+        d.edgeLengthM,
+        stayM - ahead,
+        NO_TARGETS,
+        undefined,
+        true,
+      );
+      for (let p = 0; p < prev.cands.length; p++) {
+        const pc = prev.cands[p]!;
+        if (prev.score[p] === -Infinity || pc.edge === cc.edge || d.edgeWay[pc.edge] !== d.edgeWay[cc.edge]) continue;
+        const via = this.search.costTo(d.edgeFrom[pc.edge]!);
+        if (via !== Infinity && ahead + via + pc.offsetM <= stayM) consider(t, p, c, 0, STAY);
+      }
+    }
+
+    // Everything else goes through the graph: one bounded search per distinct exit node.
+    for (const exit of exitNodes) {
+      let reach = -Infinity;
+      for (let p = 0; p < prev.cands.length; p++) {
+        const pc = prev.cands[p]!;
+        if (prev.score[p] === -Infinity || d.edgeTo[pc.edge] !== exit) continue;
+        reach = Math.max(reach, bound - (d.edgeLengthM[pc.edge]! - pc.offsetM) * w[pc.edge]!);
+      }
+      if (reach < 0) continue;
+      this.search.run([{ node: exit, cost: 0 }], weights, reach, NO_TARGETS, undefined, true);
+      for (let p = 0; p < prev.cands.length; p++) {
+        const pc = prev.cands[p]!;
+        if (prev.score[p] === -Infinity || d.edgeTo[pc.edge] !== exit) continue;
+        const exitCost = (d.edgeLengthM[pc.edge]! - pc.offsetM) * w[pc.edge]!;
+        const turnBack = d.edgeReverse[pc.edge]!;
+        for (let c = 0; c < m; c++) {
+          const cc = cur.cands[c]!;
+          const entry = d.edgeFrom[cc.edge]!;
+          const via = this.search.costTo(entry);
+          if (via === Infinity) continue;
+          // Driving to the end of the edge and straight back is a U-turn at the junction: rare, so penalised.
+          const turnsBack =
+            turnBack >= 0 && (via === 0 ? cc.edge === turnBack : this.search.firstEdgeTo(entry) === turnBack);
+          const uTurn = turnsBack ? o.uTurnPenaltyM : 0;
+          consider(t, p, c, exitCost + via + cc.offsetM * w[cc.edge]! + uTurn, ROUTE);
+        }
+      }
+    }
+
+    let any = false;
+    for (let c = 0; c < m; c++) {
+      if (best[c] === -Infinity) {
+        cur.score[c] = -Infinity;
+      } else {
+        cur.score[c] = best[c]! + cur.cands[c]!.logEmission;
+        any = true;
+      }
+    }
+    if (any) normalise(cur.score);
+    return any;
+  }
+
+  /**
+   * Matches the fixes skipped by thinning: each goes to the closest point of the path driven between the decoded
+   * fixes around it (or of the edge of the fix before it, when the vehicle did not move).
+   */
+  snapThinned(
+    chain: Step[],
+    chosen: number[],
+    segments: MatchedSegment[],
+    out: MatchedPoint[],
+    subTrace: number,
+  ): void {
+    const { graph, points } = this;
+    const last = chain[chain.length - 1]!.point;
+    let k = 0;
+    let first = 0;
+    for (let i = chain[0]!.point + 1; i < points.length; i++) {
+      const a = this.thinnedAfter[i]!;
+      if (a < 0) {
+        if (i > last) break;
+        continue;
+      }
+      while (k + 1 < chain.length && chain[k + 1]!.point <= a) k++;
+      if (chain[k]!.point !== a) continue;
+      const step = chain[k]!;
+      const before = step.cands[chosen[k]!]!;
+      const next = chain[k + 1]?.point ?? Infinity;
+      const p = points[i]!;
+      let best: { edge: number; offsetM: number; lon: number; lat: number; distanceM: number } | null = null;
+      // Segments come in driving order: skip those that end before this fix's decoded neighbour.
+      while (first < segments.length && segments[first]!.toPoint < a) first++;
+      for (let j = first; j < segments.length; j++) {
+        const s = segments[j]!;
+        if (s.fromPoint > a) break;
+        if (s.toPoint < Math.min(next, last)) continue;
+        const hit = projectOntoLine(s.coordinates, p.lon, p.lat, this.kx, this.ky);
+        if (!best || hit.distanceM < best.distanceM) {
+          best = { edge: s.edge, offsetM: s.startM + hit.alongM, lon: hit.lon, lat: hit.lat, distanceM: hit.distanceM };
+        }
+      }
+      if (!best) {
+        const line = graph.edgeCoordinates(before.edge);
+        const hit = projectOntoLine(line, p.lon, p.lat, this.kx, this.ky);
+        best = { edge: before.edge, offsetM: hit.alongM, lon: hit.lon, lat: hit.lat, distanceM: hit.distanceM };
+      }
+      const confidence = out[a]?.confidence ?? 0;
+      out[i] = matchedPoint(graph, i, best, confidence, subTrace);
+    }
+  }
+
+  /** The driven edges of a decoded chain, as path segments. */
+  pathOf(chain: Step[], chosen: number[], subTrace: number): MatchedSegment[] {
+    const { graph } = this;
+    const d = graph.data;
+    interface Stretch {
+      edge: number;
+      startM: number;
+      endM: number;
+      fromPoint: number;
+      toPoint: number;
+    }
+    const stretches: Stretch[] = [];
+    const drive = (edge: number, startM: number, endM: number, fromPoint: number, toPoint: number) => {
+      const last = stretches[stretches.length - 1];
+      // Continuing on the same edge, possibly from slightly behind after stationary jitter: one stretch.
+      if (last && last.edge === edge && startM <= last.endM + 1e-6 && startM >= last.startM - 1e-6) {
+        last.endM = Math.max(last.endM, endM);
+        last.toPoint = toPoint;
+        return;
+      }
+      stretches.push({ edge, startM, endM, fromPoint, toPoint });
+    };
+    // After stationary jitter backwards, the vehicle is still where it was: the next drive starts again from
+    // the position behind, and the part up to the furthest position reached is not driven twice.
+    let frontier: { edge: number; offsetM: number } | null = null;
+    for (let k = 1; k < chain.length; k++) {
+      const prev = chain[k - 1]!;
+      const cur = chain[k]!;
+      const pc = prev.cands[chosen[k - 1]!]!;
+      const cc = cur.cands[chosen[k]!]!;
+      const kind = cur.kind[chosen[k]!]!;
+      if (kind === STAY) {
+        frontier ??= { edge: pc.edge, offsetM: pc.offsetM };
+        continue;
+      }
+      const pieces: Array<[edge: number, startM: number, endM: number]> = [];
+      if (kind === FORWARD) {
+        pieces.push([pc.edge, pc.offsetM, cc.offsetM]);
+      } else if (kind === U_TURN) {
+        const turnAt = d.edgeLengthM[pc.edge]! - pc.offsetM;
+        pieces.push([cc.edge, Math.min(turnAt, cc.offsetM), cc.offsetM]);
+      } else {
+        const exit = d.edgeTo[pc.edge]!;
+        const entry = d.edgeFrom[cc.edge]!;
+        this.search.run(
+          [{ node: exit, cost: 0 }],
+          this.weights,
+          1.1 * this.o.maxRouteDistanceM,
+          [entry],
+          undefined,
+          true,
+        );
+        pieces.push([pc.edge, pc.offsetM, d.edgeLengthM[pc.edge]!]);
+        for (const e of this.search.edgesTo(entry)) pieces.push([e, 0, d.edgeLengthM[e]!]);
+        pieces.push([cc.edge, 0, cc.offsetM]);
+      }
+      let from = 0;
+      if (frontier) {
+        const f = frontier;
+        const at = pieces.findIndex(([e, a, b]) => e === f.edge && a <= f.offsetM + 1e-6 && b >= f.offsetM - 1e-6);
+        if (at >= 0) {
+          from = at;
+          pieces[at]![1] = Math.max(pieces[at]![1], f.offsetM);
+        }
+        frontier = null;
+      }
+      for (let j = from; j < pieces.length; j++) drive(...pieces[j]!, prev.point, cur.point);
+    }
+    return stretches
+      .filter((s) => s.endM - s.startM > 1e-6)
+      .map((s) => ({
+        edge: s.edge,
+        wayId: graph.edgeWayId(s.edge),
+        name: graph.edgeName(s.edge),
+        ref: graph.edgeRef(s.edge),
+        highway: graph.edgeHighway(s.edge),
+        speedLimitKmh: graph.edgeSpeedLimitKmh(s.edge),
+        limitSource: graph.edgeLimitSource(s.edge),
+        unlimited: graph.edgeUnlimited(s.edge),
+        urban: graph.edgeUrban(s.edge),
+        lengthM: s.endM - s.startM,
+        startM: s.startM,
+        endM: s.endM,
+        coordinates: sliceEdge(graph, s.edge, s.startM, s.endM),
+        subTrace,
+        fromPoint: s.fromPoint,
+        toPoint: s.toPoint,
+      }));
+  }
+}
+
+/** Closest point of a polyline to a point, with the distance along the line to it (local metric). */
+function projectOntoLine(
+  line: readonly LonLat[],
+  lon: number,
+  lat: number,
+  kx: number,
+  ky: number,
+): { distanceM: number; alongM: number; lon: number; lat: number } {
+  let best = { distanceM: Infinity, alongM: 0, lon: line[0]![0], lat: line[0]![1] };
+  let along = 0;
+  for (let i = 1; i < line.length; i++) {
+    const a = line[i - 1]!;
+    const b = line[i]!;
+    const ax = (a[0] - lon) * kx;
+    const ay = (a[1] - lat) * ky;
+    const vx = (b[0] - a[0]) * kx;
+    const vy = (b[1] - a[1]) * ky;
+    const len2 = vx * vx + vy * vy;
+    const t = len2 > 0 ? Math.min(1, Math.max(0, -(ax * vx + ay * vy) / len2)) : 0;
+    const px = ax + vx * t;
+    const py = ay + vy * t;
+    const d = Math.hypot(px, py);
+    if (d < best.distanceM) {
+      best = { distanceM: d, alongM: along + Math.sqrt(len2) * t, lon: lon + px / kx, lat: lat + py / ky };
+    }
+    along += Math.sqrt(len2);
+  }
+  if (line.length === 1) best.distanceM = Math.hypot((line[0]![0] - lon) * kx, (line[0]![1] - lat) * ky);
+  return best;
+}
+
+/** Shifts log scores so the best is 0, keeping long chains clear of underflow. */
+function normalise(score: Float64Array): void {
+  let max = -Infinity;
+  for (const s of score) if (s > max) max = s;
+  if (max === -Infinity) return;
+  for (let i = 0; i < score.length; i++) score[i] = score[i]! - max;
+}
