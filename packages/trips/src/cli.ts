@@ -2,26 +2,16 @@
 // database (--env, default production) through the same operations the HTTP endpoints use.
 import path from 'node:path';
 import { connectRedis, createLogger, describeConfig, loadConfig, runCli } from '@svc/platform';
-import { buildGraphFromOsm, generateCity, type RoadGraph, writeGraph } from '@svc/roads';
-import { SingleBar } from 'cli-progress';
 import { Command, Option } from 'commander';
 import { parseExpiry, printRows } from './cli/output.ts';
 import { type TripsConfig, tripsConfigSpec } from './config.ts';
-import { importFile, readImportFile } from './connectors/import-files.ts';
 import { ENVIRONMENTS, type Environment, parseEnvironment } from './environment.ts';
-import { ScoringWorker } from './ingest/scoring-worker.ts';
-import { prepareSandbox } from './sandbox/seed-sandbox.ts';
-import { rescore } from './scoring/rescore.ts';
-import { createThreadPoolScorer } from './scoring/thread-pool-scorer.ts';
-import { openEnvironmentDatabase, startEnvironment } from './service/environment-service.ts';
-import { ensureRoadGraph } from './service/road-graph.ts';
-import { startScorer } from './service/scorer-factory.ts';
 import { createApiToken, listApiTokens, revokeApiToken } from './store/api-tokens.ts';
 import { createDriver, listDrivers } from './store/drivers.ts';
 import { createFleet, listFleets, requireFleet } from './store/fleets.ts';
 import { createIngestKey, listIngestKeys, revokeIngestKey } from './store/ingest-keys.ts';
 import { queueCounts, requeue } from './store/job-queue.ts';
-import type { TripsDatabase } from './store/open-trips-database.ts';
+import { openTripsDatabase, type TripsDatabase } from './store/open-trips-database.ts';
 import { createVehicle, listVehicles, requireVehicle } from './store/vehicles.ts';
 
 const envOption = () =>
@@ -31,6 +21,28 @@ const envOption = () =>
 
 function config(): TripsConfig {
   return loadConfig(tripsConfigSpec);
+}
+
+// Commands load what they need when they run: the service, the simulator and the road tools are heavy,
+// and `trips tokens list` should not wait for them.
+const lazy = {
+  service: () => import('./service/environment-service.ts'),
+  sandbox: () => import('./sandbox/seed-sandbox.ts'),
+  roadGraph: () => import('./service/road-graph.ts'),
+  scorer: () => import('./service/scorer-factory.ts'),
+  pool: () => import('./scoring/thread-pool-scorer.ts'),
+  worker: () => import('./ingest/scoring-worker.ts'),
+  rescore: () => import('./scoring/rescore.ts'),
+  importer: () => import('./connectors/import-files.ts'),
+  roads: () => import('@svc/roads'),
+  progress: () => import('cli-progress'),
+};
+
+/** Opens (and migrates) one environment's database, as the service would. */
+async function openEnvironmentDatabase(cfg: TripsConfig, environment: Environment): Promise<TripsDatabase> {
+  const { databaseOptionsFor } = await import('./service/database-location.ts');
+  const { description: _d, ...options } = databaseOptionsFor(cfg, environment);
+  return openTripsDatabase({ environment, ...options });
 }
 
 /** Opens the environment's database, runs `work`, closes it. */
@@ -60,6 +72,10 @@ program
     const environment = parseEnvironment(opts.env);
     const cfg = config();
     const logger = createLogger({ level: cfg.logLevel, name: 'trips' });
+    const { ensureRoadGraph } = await lazy.roadGraph();
+    const { startScorer } = await lazy.scorer();
+    const { startEnvironment } = await lazy.service();
+    const { prepareSandbox } = await lazy.sandbox();
     const graph = await ensureRoadGraph(cfg, logger);
     const scorer = cfg.scoringWorker === 'on' ? await startScorer(graph.file, cfg.scoringThreads, logger) : null;
     const redis = cfg.redisUrl ? await connectRedis(cfg.redisUrl) : undefined;
@@ -333,6 +349,8 @@ program
   .addOption(envOption())
   .action((files: string[], opts: { fleet: string; vehicle?: string; driver?: string; score: boolean; env: string }) =>
     withDatabase(opts.env, async (db) => {
+      const { importFile, readImportFile } = await lazy.importer();
+      const { SingleBar } = await lazy.progress();
       await requireFleet(db.db, opts.fleet);
       if (opts.vehicle) {
         const vehicle = await requireVehicle(db.db, opts.vehicle);
@@ -377,6 +395,10 @@ program
 /** Scores the queue in this process, with a progress bar, until nothing is runnable. */
 async function scoreQueue(db: TripsDatabase, expected: number): Promise<void> {
   const cfg = config();
+  const { ensureRoadGraph } = await lazy.roadGraph();
+  const { createThreadPoolScorer } = await lazy.pool();
+  const { ScoringWorker } = await lazy.worker();
+  const { SingleBar } = await lazy.progress();
   const logger = createLogger({ level: 'warn', name: 'trips' });
   const graph = await ensureRoadGraph(cfg, logger);
   const scorer = await createThreadPoolScorer({ graphFile: graph.file, threads: cfg.scoringThreads });
@@ -409,6 +431,10 @@ program
   .action((opts: { all?: boolean; env: string }) =>
     withDatabase(opts.env, async (db) => {
       const cfg = config();
+      const { ensureRoadGraph } = await lazy.roadGraph();
+      const { createThreadPoolScorer } = await lazy.pool();
+      const { rescore } = await lazy.rescore();
+      const { SingleBar } = await lazy.progress();
       const graph = await ensureRoadGraph(cfg);
       const scorer = await createThreadPoolScorer({ graphFile: graph.file, threads: cfg.scoringThreads });
       const bar = new SingleBar({ format: 'rescoring {bar} {value}/{total} trips', stream: process.stderr });
@@ -480,7 +506,9 @@ roads
   .requiredOption('--out <file>', 'graph file to write (then set TRIPS_ROAD_GRAPH to it)')
   .action(async (opts: { osm?: string; synthetic?: boolean; seed: string; country?: string; out: string }) => {
     if (!opts.osm === !opts.synthetic) throw new Error('give exactly one of --osm <file> or --synthetic');
-    let graph: RoadGraph;
+    const { buildGraphFromOsm, generateCity, writeGraph } = await lazy.roads();
+    const { SingleBar } = await lazy.progress();
+    let graph: import('@svc/roads').RoadGraph;
     if (opts.osm) {
       const bar = new SingleBar({ format: 'reading OSM {bar} {percentage}%', stream: process.stderr });
       bar.start(100, 0);

@@ -1,0 +1,84 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildApiApp } from '../src/api/build-api-app.ts';
+import { openTripsDatabase } from '../src/store/open-trips-database.ts';
+import { scorableTrip } from './fixtures/scorable-trip.ts';
+import { quietLogger } from './fixtures/world.ts';
+
+const BIN = fileURLToPath(new URL('../bin/trips.js', import.meta.url));
+const run = promisify(execFile);
+
+describe('admin CLI (npx trips)', () => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'trips-cli-'));
+  const env = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    TRIPS_DATABASE_URL: '',
+    DATABASE_URL: '',
+    TRIPS_SCORING_THREADS: '1',
+  };
+  const trips = async (...args: string[]) => run(process.execPath, [BIN, ...args], { env, timeout: 120_000 });
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('sets up a fleet, imports and scores a file, and the token reads it through the API', async () => {
+    expect((await trips('fleets', 'create', '--name', 'CLI fleet', '--id', 'fleet_cli')).stdout).toBe('fleet_cli\n');
+    expect(
+      (await trips('vehicles', 'create', '--fleet', 'fleet_cli', '--plate', 'cl-42', '--type', 'van')).stdout,
+    ).toBe('CL-42\n');
+    const created = await trips('tokens', 'create', '--fleet', 'fleet_cli', '--expires', '30d');
+    const token = created.stdout.trim();
+    expect(token).toMatch(/^trips_live_[A-Za-z0-9_-]{43}$/);
+    expect(created.stderr).toContain('shown once');
+
+    const batch = scorableTrip({ startMs: Date.UTC(2026, 10, 3, 7), vehicle: 'CL-42', seed: 3 });
+    const ndjson = [
+      JSON.stringify({ type: 'header', clientTripId: 'cli-trip-0001', driverId: 'drv-cli' }),
+      ...batch.samples.map((s) => JSON.stringify(s)),
+    ].join('\n');
+    const file = path.join(dataDir, 'trip.ndjson');
+    writeFileSync(file, ndjson);
+    const imported = await trips('import', file, '--fleet', 'fleet_cli', '--vehicle', 'CL-42');
+    expect(imported.stdout).toContain('trip.ndjson: 1 imported, 0 duplicates, 0 rejected');
+    expect(imported.stdout).toContain('scoring: 1 scored, 0 failed');
+    const again = await trips('import', file, '--fleet', 'fleet_cli', '--vehicle', 'CL-42');
+    expect(again.stdout).toContain('0 imported, 1 duplicate, 0 rejected');
+
+    const list = await trips('tokens', 'list', '--json');
+    const [info] = JSON.parse(list.stdout) as Array<{ tokenId: string; fleets: string[]; status: string }>;
+    expect(info).toMatchObject({ fleets: ['fleet_cli'], status: 'active' });
+    expect(list.stdout).not.toContain(token);
+
+    const database = await openTripsDatabase({
+      environment: 'production',
+      sqliteFile: path.join(dataDir, 'trips-production.db'),
+    });
+    const app = await buildApiApp({ environment: 'production', database, logger: quietLogger() });
+    try {
+      const res = await app.inject({ url: '/v1/trips', headers: { authorization: `Bearer ${token}` } });
+      expect(res.json().pagination.total).toBe(1);
+      await trips('tokens', 'revoke', info!.tokenId);
+      const revoked = await app.inject({ url: '/v1/trips', headers: { authorization: `Bearer ${token}` } });
+      expect(revoked.statusCode).toBe(401);
+    } finally {
+      await app.close();
+      await database.close();
+    }
+
+    const rescored = await trips('rescore', '--all');
+    expect(rescored.stdout).toMatch(/run 1 \(model .+\): 1 rescored, 0 not scorable/);
+  }, 180_000);
+
+  it('fails with one line on stderr and a non-zero status for bad input', async () => {
+    const failure = await trips('vehicles', 'create', '--fleet', 'fleet_none', '--plate', 'X-1').catch((e) => e);
+    expect(failure.code).toBe(1);
+    expect(failure.stderr.trim().split('\n')).toEqual(['trips: fleet fleet_none does not exist (see fleets list)']);
+    const usage = await trips('tokens', 'create').catch((e) => e);
+    expect(usage.code).not.toBe(0);
+    expect(usage.stderr).toContain("required option '--fleet <fleetId>'");
+  }, 60_000);
+});
