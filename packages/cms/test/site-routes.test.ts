@@ -158,7 +158,7 @@ describe('settings, types, statuses, taxonomies', () => {
 
   it('lists taxonomies, filtered by type, with edit details for those who may assign terms', async () => {
     const all = await cms.call({ method: 'GET', url: '/cms-json/cms/v2/taxonomies' });
-    expect(Object.keys(all.json())).toEqual(['category', 'post_tag', 'nav_menu']);
+    expect(Object.keys(all.json())).toEqual(['category', 'post_tag', 'nav_menu', 'cms_pattern_category']);
     const forPosts = await cms.call({ method: 'GET', url: '/cms-json/cms/v2/taxonomies?type=post' });
     expect(Object.keys(forPosts.json())).toEqual(['category', 'post_tag']);
     const edit = await cms.call({

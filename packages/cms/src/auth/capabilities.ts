@@ -22,6 +22,20 @@ export interface CapabilityDeps {
 
 const DO_NOT_ALLOW = 'do_not_allow';
 
+/** Primitive block capabilities WordPress maps to the post ones. */
+const BLOCK_CAPS = new Set([
+  'edit_blocks',
+  'edit_others_blocks',
+  'publish_blocks',
+  'read_private_blocks',
+  'delete_blocks',
+  'delete_private_blocks',
+  'delete_published_blocks',
+  'delete_others_blocks',
+  'edit_private_blocks',
+  'edit_published_blocks',
+]);
+
 export class Capabilities {
   private readonly deps: CapabilityDeps;
   private readonly metaAliases = postTypeMetaCaps();
@@ -152,6 +166,8 @@ export class Capabilities {
       default: {
         const alias = this.metaAliases.get(capability);
         if (alias) return this.mapMetaCap(alias, userId, ...args);
+        // Block capabilities map to their post equivalent (map_meta_cap's $block_caps).
+        if (BLOCK_CAPS.has(capability)) return [capability.replace('_blocks', '_posts')];
         return [capability];
       }
     }

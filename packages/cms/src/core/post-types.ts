@@ -182,7 +182,7 @@ export const POST_TYPES: readonly PostTypeDef[] = [
       edit_others_posts: 'edit_others_posts',
       delete_others_posts: 'delete_others_posts',
     }),
-    taxonomies: [],
+    taxonomies: ['cms_pattern_category'],
     viewable: false,
     icon: null,
     supports: { title: true, editor: true, revisions: true },

@@ -105,6 +105,32 @@ export const TAXONOMIES: readonly TaxonomyDef[] = [
       show_ui: false,
     },
   },
+  {
+    // WordPress 6.5's wp_pattern_category, which the spec's `pattern_category` block filters query.
+    slug: 'cms_pattern_category',
+    name: 'Pattern Categories',
+    description: '',
+    hierarchical: false,
+    restBase: 'pattern_category',
+    restNamespace: 'cms/v2',
+    objectTypes: ['cms_block'],
+    cap: {
+      manage_terms: 'manage_categories',
+      edit_terms: 'manage_categories',
+      delete_terms: 'manage_categories',
+      assign_terms: 'edit_posts',
+    },
+    showCloud: false,
+    labels: { name: 'Pattern Categories', singular_name: 'Pattern Category' },
+    visibility: {
+      public: false,
+      publicly_queryable: false,
+      show_admin_column: true,
+      show_in_nav_menus: false,
+      show_in_quick_edit: true,
+      show_ui: true,
+    },
+  },
 ];
 
 const bySlug = new Map(TAXONOMIES.map((t) => [t.slug, t]));

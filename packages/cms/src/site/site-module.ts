@@ -5,11 +5,13 @@
  */
 import { contentRuntimeOf } from '../content/module.ts';
 import { AutosavesController } from '../controllers/autosaves.controller.ts';
+import { BlocksController } from '../controllers/blocks.controller.ts';
 import { MediaController } from '../controllers/media.controller.ts';
 import { MenuItemsController } from '../controllers/menu-items.controller.ts';
 import { MenuLocationsController } from '../controllers/menu-locations.controller.ts';
 import { MenusController } from '../controllers/menus.controller.ts';
 import { RevisionsController } from '../controllers/revisions.controller.ts';
+import { TermsController } from '../controllers/terms.controller.ts';
 import type { CmsModule } from '../module.ts';
 import { createSiteRuntime, siteEnvironment } from './site-runtime.ts';
 
@@ -33,6 +35,12 @@ export const siteModule: CmsModule = {
     // Menu items have autosaves (not revisions) in WordPress; the revisions controller only lends its shape.
     new AutosavesController(content, menuItems, new RevisionsController(content, menuItems)).registerRoutes(ctx.server);
     new MenusController(ctx).registerRoutes(ctx.server);
+    const blocks = new BlocksController(content);
+    const blockRevisions = new RevisionsController(content, blocks);
+    blocks.registerRoutes(ctx.server);
+    blockRevisions.registerRoutes(ctx.server);
+    new AutosavesController(content, blocks, blockRevisions).registerRoutes(ctx.server);
+    new TermsController(ctx, 'cms_pattern_category').registerRoutes(ctx.server);
     new MenuLocationsController(ctx).registerRoutes(ctx.server);
   },
 };
