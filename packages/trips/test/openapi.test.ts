@@ -1,0 +1,90 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApiApp } from '../src/api/build-api-app.ts';
+import { openApiText } from '../src/api/openapi-document.ts';
+import { openTripsDatabase, type TripsDatabase } from '../src/store/open-trips-database.ts';
+import { buildWorld, quietLogger, type World } from './fixtures/world.ts';
+
+type Doc = {
+  openapi: string;
+  paths: Record<
+    string,
+    { get: { responses: Record<string, { $ref?: string; content?: Record<string, { schema: object }> }> } }
+  >;
+  components: {
+    schemas: Record<string, object>;
+    responses: Record<string, { content: Record<string, { schema: object }> }>;
+  };
+};
+
+/** The OpenAPI document in the repository must describe what the service really answers. */
+describe('OpenAPI document', () => {
+  const doc = JSON.parse(openApiText()) as Doc;
+  let database: TripsDatabase;
+  let world: World;
+  let app: FastifyInstance;
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats.default(ajv);
+  ajv.addSchema({ $id: 'doc', components: doc.components } as object);
+  const schemaOf = (pathKey: string, status: string) => {
+    const r = doc.paths[pathKey]!.get.responses[status]!;
+    const resolved = r.$ref ? doc.components.responses[r.$ref.split('/').at(-1)!]! : r;
+    const [content] = Object.values(resolved.content!);
+    // Point local refs at the registered document.
+    return JSON.parse(JSON.stringify(content!.schema).replaceAll('"#/components/', '"doc#/components/')) as object;
+  };
+  const check = (pathKey: string, status: string, body: unknown) => {
+    const validate = ajv.compile(schemaOf(pathKey, status));
+    const valid = validate(body);
+    expect(valid, `${pathKey} ${status}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+  };
+
+  beforeAll(async () => {
+    database = await openTripsDatabase({
+      environment: 'sandbox',
+      sqliteFile: path.join(mkdtempSync(path.join(tmpdir(), 'trips-oas-')), 'o.db'),
+    });
+    world = await buildWorld(database, { tripsPerFleet: 6 });
+    app = await buildApiApp({ environment: 'sandbox', database, logger: quietLogger() });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await database?.close();
+  });
+
+  it('is OpenAPI 3.1 and lists exactly the /v1 routes the app serves', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    for (const pathKey of Object.keys(doc.paths)) {
+      const url = pathKey.replace(/\{(\w+)\}/g, ':$1');
+      expect(app.hasRoute({ method: 'GET', url }), pathKey).toBe(true);
+    }
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      '/v1/trips',
+      '/v1/trips/{id}',
+      '/v1/trips/{id}/route',
+      '/v1/trips/{id}/score-breakdown',
+      '/v1/vehicles/{plate}',
+    ]);
+  });
+
+  it('matches real responses, successful and failed', async () => {
+    const fleet = world.fleets[0]!;
+    const auth = { authorization: `Bearer ${fleet.token}` };
+    const get = async (url: string, headers: Record<string, string> = auth) => app.inject({ url, headers });
+    const tripId = fleet.tripIds[0]!;
+    check('/v1/trips', '200', (await get('/v1/trips?limit=10&tier=Safe,Good,Fair,Critical')).json());
+    check('/v1/trips/{id}', '200', (await get(`/v1/trips/${tripId}`)).json());
+    check('/v1/trips/{id}/score-breakdown', '200', (await get(`/v1/trips/${tripId}/score-breakdown`)).json());
+    check('/v1/trips/{id}/route', '200', (await get(`/v1/trips/${tripId}/route`)).json());
+    check('/v1/vehicles/{plate}', '200', (await get(`/v1/vehicles/${fleet.plates[0]}`)).json());
+    check('/v1/trips', '400', (await get('/v1/trips?limit=7')).json());
+    check('/v1/trips', '401', (await get('/v1/trips', {})).json());
+    check('/v1/trips', '403', (await get('/v1/trips', { authorization: `Bearer ${world.multiToken}` })).json());
+    check('/v1/trips/{id}', '404', (await get('/v1/trips/trip_nothere')).json());
+  });
+});
