@@ -22,6 +22,11 @@ export class RestResponse<T = unknown> {
   readonly links = new Map<string, RestLink[]>();
   /** The route pattern the request matched, for the `Allow` header. */
   matchedRoute: string | null = null;
+  /**
+   * A body served as is instead of JSON (what WordPress's `rest_pre_serve_request` filter does for the
+   * oEmbed XML format).
+   */
+  raw: { contentType: string; body: string } | undefined = undefined;
 
   constructor(data: T, status = 200, headers: Record<string, string | string[]> = {}) {
     this.data = data;

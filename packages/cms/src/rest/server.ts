@@ -721,7 +721,9 @@ export class RestServer {
       headers.Expires = 'Wed, 11 Jan 1984 05:00:00 GMT';
       headers['Cache-Control'] = 'no-cache, must-revalidate, max-age=0';
     }
+    if (response.raw) headers['Content-Type'] = response.raw.contentType;
     if (request.method === 'HEAD') return { status, headers, body: null };
+    if (response.raw) return { status, headers, body: response.raw.body };
     const data = await this.responseToData(response, embed, new Map(), request);
     if (status === 204 || data === null || data === undefined) return { status, headers, body: null };
     const json = JSON.stringify(data);
