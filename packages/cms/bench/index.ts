@@ -6,7 +6,7 @@
  */
 import os from 'node:os';
 import autocannon from 'autocannon';
-import { prepare, type Scenario, scenarios } from './scenarios.ts';
+import { prepare, type Scenario, scenarioPath, scenarios } from './scenarios.ts';
 import { type BenchTarget, findOracle, startCms } from './target.ts';
 
 const durationS = Number(process.env.BENCH_DURATION ?? 10);
@@ -26,7 +26,7 @@ interface Row {
 
 async function measure(target: BenchTarget, scenario: Scenario, connections: number): Promise<Row> {
   let n = 0;
-  const url = `${target.apiRoot}${target.mapPath(scenario.path)}`;
+  const url = `${target.apiRoot}${target.mapPath(scenarioPath(scenario, target))}`;
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (scenario.auth) headers.authorization = target.authorization;
   const result = await autocannon({
@@ -89,7 +89,7 @@ async function main(): Promise<void> {
       for (const connections of CONNECTIONS) {
         // Warm up (JIT, caches) without recording.
         await autocannon({
-          url: `${cms.apiRoot}${scenario.path}`,
+          url: `${cms.apiRoot}${scenarioPath(scenario, cms)}`,
           connections: 2,
           duration: 1,
           headers: scenario.auth ? { authorization: cms.authorization } : {},

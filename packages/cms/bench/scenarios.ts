@@ -3,13 +3,17 @@
  * WordPress oracle runs on this machine, against WordPress with the same path in `wp` spelling. Part B
  * adds its posts scenarios here (one entry per shape) and its data through `prepare`.
  */
+import { CATEGORIES, oraclePlan, TAGS } from '../test/helpers/oracle-plan.ts';
 import type { BenchTarget } from './target.ts';
 
 export interface Scenario {
   name: string;
   method: 'GET' | 'POST';
-  /** Path under the API root, `cms` spelling (e.g. `/cms/v2/users`); mapped to `wp/v2` for the oracle. */
-  path: string;
+  /**
+   * Path under the API root, `cms` spelling (e.g. `/cms/v2/users`); mapped to `wp/v2` for the oracle. A
+   * function gets the target's label, for paths that differ per target (a post's id).
+   */
+  path: string | ((target: string) => string);
   /** Send the administrator's application password. */
   auth?: boolean;
   /** A JSON body per request (called for each request, so creates can be unique). */
@@ -18,8 +22,51 @@ export interface Scenario {
   oracle?: boolean;
 }
 
+/** The path of a scenario for a target. */
+export function scenarioPath(scenario: Scenario, target: BenchTarget): string {
+  return typeof scenario.path === 'function' ? scenario.path(target.label) : scenario.path;
+}
+
+/** Ids on our side of the data the posts scenarios use (the oracle has its own, fixed ones). */
+const posts = { anchor: 0, category: 0, tags: [] as number[] };
+
+/**
+ * The oracle's 1,000 posts (same titles, texts, dates, terms, excerpts and sticky posts, from its seed
+ * plan), created through the API so the posts scenarios read comparable data on both sides.
+ */
+async function preparePosts(target: BenchTarget): Promise<void> {
+  const categoryIds: Record<string, number> = {};
+  for (const [slug, name, parent, description] of CATEGORIES) {
+    const body: Record<string, unknown> = { name, slug, description };
+    if (parent) body.parent = categoryIds[parent];
+    categoryIds[slug] = (await target.post('/cms/v2/categories', body)).id;
+  }
+  const tagIds: Record<string, number> = {};
+  for (const name of TAGS) tagIds[name] = (await target.post('/cms/v2/tags', { name })).id;
+  const { plan, sticky } = oraclePlan();
+  for (const p of plan) {
+    const created = await target.post('/cms/v2/posts', {
+      title: p.title,
+      content: p.content,
+      excerpt: p.excerpt,
+      status: 'publish',
+      date: p.date.replace(' ', 'T'),
+      ...(p.slug ? { slug: p.slug } : {}),
+      comment_status: p.commentStatus,
+      password: p.password,
+      sticky: sticky.includes(p.k),
+      categories: p.cats.length > 0 ? p.cats.map((c) => categoryIds[c]) : [1],
+      tags: p.tags.map((t) => tagIds[t]),
+    });
+    if (p.k === 500) posts.anchor = created.id;
+  }
+  posts.category = categoryIds.technology ?? 1;
+  posts.tags = [tagIds.rest ?? 0, tagIds.json ?? 0];
+}
+
 /** Extra data a scenario needs on our side, created once before measuring. */
 export async function prepare(target: BenchTarget): Promise<void> {
+  await preparePosts(target);
   // 30 categories (10 top-level, 2 children each) and 30 tags, like the oracle's seed.
   for (let i = 1; i <= 10; i++) {
     const parent = await target.post('/cms/v2/categories', { name: `bench section ${i}` });
@@ -43,5 +90,35 @@ export const scenarios: Scenario[] = [
     body: (n) => ({ name: `bench create ${process.pid}-${Date.now()}-${n}` }),
     oracle: false,
   },
-  // part B: posts scenarios (list 10/100, one post, search, context=edit, create) go here.
+  { name: 'GET posts (per_page=10)', method: 'GET', path: '/cms/v2/posts', oracle: true },
+  { name: 'GET posts?per_page=100', method: 'GET', path: '/cms/v2/posts?per_page=100', oracle: true },
+  {
+    name: 'GET posts/{anchor}',
+    method: 'GET',
+    path: (target) => `/cms/v2/posts/${target === 'wordpress' ? 504 : posts.anchor}`,
+    oracle: true,
+  },
+  { name: 'GET posts?search=nebula', method: 'GET', path: '/cms/v2/posts?search=nebula', oracle: true },
+  {
+    name: 'GET posts?context=edit (auth)',
+    method: 'GET',
+    path: '/cms/v2/posts?context=edit',
+    auth: true,
+    oracle: true,
+  },
+  {
+    name: 'POST posts (create, publish)',
+    method: 'POST',
+    path: '/cms/v2/posts',
+    auth: true,
+    body: (n) => ({
+      title: `bench create ${process.pid} ${n}`,
+      content: '<!-- wp:paragraph -->\n<p>Benchmark post body.</p>\n<!-- /wp:paragraph -->',
+      status: 'publish',
+      categories: [posts.category],
+      tags: posts.tags,
+    }),
+    // Creates would stay in the oracle's database; its figures are in ../shared/oracle/RESULTS.md.
+    oracle: false,
+  },
 ];

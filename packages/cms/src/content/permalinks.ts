@@ -38,6 +38,8 @@ export function forcePlainLink(post: Pick<Post, 'status'>, canReadPrivate: boole
 }
 
 function fillStructure(structure: string, post: Post, slug: string, leaveName: boolean): string {
+  // The default structure needs no date parts.
+  if (structure === '/%postname%/') return leaveName ? structure : `/${slug}/`;
   const [date, time] = post.dateLocal.split(' ') as [string, string];
   const [year, month, day] = date.split('-') as [string, string, string];
   const [hour, minute, second] = (time ?? '00:00:00').split(':') as [string, string, string];

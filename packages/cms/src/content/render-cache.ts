@@ -7,7 +7,10 @@
 import type { Post } from './post.ts';
 import type { BlockRenderState, ContentRenderer } from './render/index.ts';
 
-/** A bounded map that forgets the least recently used entries. */
+/**
+ * A bounded map: when full, the oldest entries go first. (Reads do not refresh an entry: an entry is
+ * keyed by a post version, so a popular post's entry is simply made again after eviction.)
+ */
 export class LruCache<V> {
   readonly #max: number;
   readonly #map = new Map<string, V>();
@@ -17,16 +20,10 @@ export class LruCache<V> {
   }
 
   get(key: string): V | undefined {
-    const value = this.#map.get(key);
-    if (value !== undefined) {
-      this.#map.delete(key);
-      this.#map.set(key, value);
-    }
-    return value;
+    return this.#map.get(key);
   }
 
   set(key: string, value: V): void {
-    if (this.#map.has(key)) this.#map.delete(key);
     this.#map.set(key, value);
     if (this.#map.size > this.#max) {
       const oldest = this.#map.keys().next().value;

@@ -20,6 +20,7 @@ import { permalink, permalinkTemplate } from '../content/permalinks.ts';
 import type { Post } from '../content/post.ts';
 import type { PostAccess, PostListQuery, PostOrderBy, SearchColumn, TaxClause } from '../content/post-query.ts';
 import { type BlockRenderState, blockVersion } from '../content/render/index.ts';
+import type { CachedRenderer } from '../content/render-cache.ts';
 import { type ContentRuntime, type RegisteredMeta, userCaps } from '../content/runtime.ts';
 import type { ContentSettings } from '../content/site-settings.ts';
 import { sanitizeTitle, sanitizeTitleForQuery, uniqueSlug } from '../content/slugs.ts';
@@ -28,6 +29,7 @@ import { getPostType, type PostTypeDef } from '../core/post-types.ts';
 import { getTaxonomy, type TaxonomyDef } from '../core/taxonomies.ts';
 import { RestController } from '../rest/controller.ts';
 import { authorizationRequiredCode, RestError } from '../rest/errors.ts';
+import { isFieldIncluded } from '../rest/fields.ts';
 import { setPaginationHeaders } from '../rest/pagination.ts';
 import { isPlainObject, parseList, toInt } from '../rest/php.ts';
 import type { RestRequest } from '../rest/request.ts';
@@ -52,6 +54,14 @@ export interface PostExtras {
   ancestors: Map<number, string[]>;
   generatedSlugs: Map<number, string>;
   canReadPrivate: boolean;
+  /** rest_is_field_included() for this request. */
+  wants: (field: string) => boolean;
+  renderer: CachedRenderer;
+  /** The API root, with its trailing slash. */
+  apiRoot: string;
+  /** The action link relations of the edit context. */
+  actions: string[];
+  excerptLength: number | undefined;
 }
 
 function forbidden(request: RestRequest, code: string, message: string): RestError {
@@ -1279,13 +1289,12 @@ export class PostsController extends RestController {
 
   // ---- response ----
 
-  /** What a page of posts needs for its responses, fetched in a few queries. */
+  /** What a page of posts needs for its responses, fetched in a few queries and computed once per request. */
   async loadExtras(posts: readonly Post[], request: RestRequest, settings?: ContentSettings): Promise<PostExtras> {
     const s = settings ?? (await this.#rt.service.settings());
     const repo = this.#rt.service.repo;
     const ids = posts.map((p) => p.id);
-    const fields = this.fieldsForResponse(request);
-    const wants = (f: string) => this.isFieldIncluded(f, fields);
+    const wants = includedFields(this.fieldsForResponse(request));
     const terms = new Map<number, Map<string, number[]>>();
     if (this.#taxonomies.some((t) => wants(t.restBase))) {
       for (const t of await repo.terms(ids)) {
@@ -1294,7 +1303,9 @@ export class PostsController extends RestController {
           byTax = new Map();
           terms.set(t.postId, byTax);
         }
-        byTax.set(t.taxonomy, [...(byTax.get(t.taxonomy) ?? []), t.termId]);
+        const list = byTax.get(t.taxonomy);
+        if (list) list.push(t.termId);
+        else byTax.set(t.taxonomy, [t.termId]);
       }
     }
     const meta = wants('meta')
@@ -1315,6 +1326,7 @@ export class PostsController extends RestController {
     if (wants('generated_slug')) {
       for (const post of posts) generatedSlugs.set(post.id, await this.#generatedSlug(post, s));
     }
+    const lengthParam = request.get('excerpt_length');
     return {
       settings: s,
       sticky: new Set(s.stickyPosts),
@@ -1324,6 +1336,11 @@ export class PostsController extends RestController {
       ancestors,
       generatedSlugs,
       canReadPrivate: userCaps(this.#rt, request).has(this.type.cap.read_private_posts),
+      wants,
+      renderer: await this.#rt.renderer(),
+      apiRoot: await this.#ctx.server.url('/'),
+      actions: wantsLinks && request.context === 'edit' ? await this.#availableActions(request) : [],
+      excerptLength: lengthParam !== undefined && lengthParam !== null ? toInt(lengthParam) : undefined,
     };
   }
 
@@ -1347,7 +1364,10 @@ export class PostsController extends RestController {
     });
   }
 
-  /** prepare_item_for_response(). */
+  /**
+   * prepare_item_for_response(). Fields are built for the request's context directly (raw values and
+   * block_version only in the edit context), which is what filtering by the schema's contexts gives.
+   */
   async prepareItemForResponse(
     post: Post,
     request: RestRequest,
@@ -1356,9 +1376,9 @@ export class PostsController extends RestController {
   ): Promise<RestResponse> {
     const extras = extrasIn ?? (await this.loadExtras([post], request));
     const s = extras.settings;
-    const renderer = await this.#rt.renderer();
-    const fields = this.fieldsForResponse(request);
-    const has = (f: string) => this.isFieldIncluded(f, fields);
+    const renderer = extras.renderer;
+    const has = extras.wants;
+    const edit = request.context === 'edit';
     const data: Record<string, unknown> = {};
     const ancestors = extras.ancestors.get(post.parentId) ?? [];
 
@@ -1368,7 +1388,7 @@ export class PostsController extends RestController {
       const gmt = post.dateGmt === ZERO_DATE ? gmtFromLocal(post.dateLocal, s.zone) : post.dateGmt;
       data.date_gmt = dateResponse(gmt);
     }
-    if (has('guid')) data.guid = { rendered: post.guid, raw: post.guid };
+    if (has('guid')) data.guid = edit ? { rendered: post.guid, raw: post.guid } : { rendered: post.guid };
     if (has('modified')) data.modified = dateResponse(post.modifiedGmt, post.modifiedLocal);
     if (has('modified_gmt')) {
       const gmt =
@@ -1389,37 +1409,34 @@ export class PostsController extends RestController {
     }
     if (has('title')) {
       const title: Record<string, unknown> = {};
-      if (has('title.raw')) title.raw = post.title;
+      if (edit && has('title.raw')) title.raw = post.title;
       if (has('title.rendered')) title.rendered = renderer.title(post);
       data.title = title;
     }
     const passwordOk = post.password === '' || (await this.#canAccessPassword(post, request));
     if (has('content')) {
       const content: Record<string, unknown> = {};
-      if (has('content.raw')) content.raw = post.content;
+      if (edit && has('content.raw')) content.raw = post.content;
       if (has('content.rendered')) content.rendered = passwordOk ? renderer.content(post, renderState) : '';
       if (has('content.protected')) content.protected = post.password !== '';
-      if (has('content.block_version')) content.block_version = blockVersion(post.content);
+      if (edit && has('content.block_version')) content.block_version = blockVersion(post.content);
       data.content = content;
     }
     if (has('excerpt')) {
-      const lengthParam = request.get('excerpt_length');
-      const excerptLength = lengthParam !== undefined && lengthParam !== null ? toInt(lengthParam) : undefined;
-      data.excerpt = {
-        raw: post.excerpt,
-        rendered: passwordOk ? renderer.excerpt(post, excerptLength, renderState) : '',
-        protected: post.password !== '',
-      };
+      const rendered = passwordOk ? renderer.excerpt(post, extras.excerptLength, renderState) : '';
+      data.excerpt = edit
+        ? { raw: post.excerpt, rendered, protected: post.password !== '' }
+        : { rendered, protected: post.password !== '' };
     }
     if (has('author')) data.author = post.authorId;
     if (has('featured_media')) data.featured_media = post.featuredMedia;
-    if (has('parent') && this.#isPage) data.parent = post.parentId;
-    if (has('menu_order') && this.#isPage) data.menu_order = post.menuOrder;
+    if (this.#isPage && has('parent')) data.parent = post.parentId;
+    if (this.#isPage && has('menu_order')) data.menu_order = post.menuOrder;
     if (has('comment_status')) data.comment_status = post.commentStatus;
     if (has('ping_status')) data.ping_status = post.pingStatus;
-    if (has('sticky') && this.#isPost) data.sticky = extras.sticky.has(post.id);
+    if (this.#isPost && has('sticky')) data.sticky = extras.sticky.has(post.id);
     if (has('template')) data.template = post.template;
-    if (has('format') && this.#isPost) data.format = post.format || 'standard';
+    if (this.#isPost && has('format')) data.format = post.format || 'standard';
     if (has('meta')) {
       const stored = extras.meta.get(post.id);
       const meta: Record<string, unknown> = {};
@@ -1429,7 +1446,7 @@ export class PostsController extends RestController {
     for (const tax of this.#taxonomies) {
       if (has(tax.restBase)) data[tax.restBase] = extras.terms.get(post.id)?.get(tax.slug) ?? [];
     }
-    if (this.type.viewable) {
+    if (this.type.viewable && edit) {
       if (has('permalink_template')) {
         data.permalink_template = permalinkTemplate(
           post,
@@ -1438,49 +1455,47 @@ export class PostsController extends RestController {
           extras.canReadPrivate || post.authorId === request.user.id,
         );
       }
-      if (has('generated_slug'))
+      if (has('generated_slug')) {
         data.generated_slug = extras.generatedSlugs.get(post.id) ?? sanitizeTitle(post.title, String(post.id));
+      }
     }
 
-    const response = new RestResponse(this.filterResponseByContext(data, request.context));
+    const response = new RestResponse(data);
     if (has('_links') || has('_embedded')) {
-      await this.#addLinks(response, post, extras);
-      if (request.context === 'edit') {
-        const self = await this.#ctx.server.url(`/${this.namespace}/${this.restBase}/${post.id}`);
-        for (const rel of await this.#availableActions(request)) response.addLink(rel, self);
+      this.#addLinks(response, post, extras);
+      if (extras.actions.length > 0) {
+        const self = `${extras.apiRoot}${this.namespace}/${this.restBase}/${post.id}`;
+        for (const rel of extras.actions) response.addLink(rel, self);
       }
     }
     return response;
   }
 
   /** prepare_links(). */
-  async #addLinks(response: RestResponse, post: Post, extras: PostExtras): Promise<void> {
-    const url = (path: string) => this.#ctx.server.url(path);
-    const base = `/${this.namespace}/${this.restBase}`;
-    response.addLink('self', await url(`${base}/${post.id}`));
-    response.addLink('collection', await url(base));
-    response.addLink('about', await url(`/${this.namespace}/types/${this.type.slug}`));
-    if (post.authorId)
-      response.addLink('author', await url(`/${this.namespace}/users/${post.authorId}`), { embeddable: true });
-    response.addLink('replies', await url(`/${this.namespace}/comments?post=${post.id}`), { embeddable: true });
+  #addLinks(response: RestResponse, post: Post, extras: PostExtras): void {
+    const root = extras.apiRoot;
+    const ns = `${root}${this.namespace}`;
+    const base = `${ns}/${this.restBase}`;
+    response.addLink('self', `${base}/${post.id}`);
+    response.addLink('collection', base);
+    response.addLink('about', `${ns}/types/${this.type.slug}`);
+    if (post.authorId) response.addLink('author', `${ns}/users/${post.authorId}`, { embeddable: true });
+    response.addLink('replies', `${ns}/comments?post=${post.id}`, { embeddable: true });
     const revisions = extras.revisions.get(post.id) ?? { count: 0, latestId: 0 };
-    response.addLink('version-history', await url(`${base}/${post.id}/revisions`), { count: revisions.count });
+    response.addLink('version-history', `${base}/${post.id}/revisions`, { count: revisions.count });
     if (revisions.count > 0) {
-      response.addLink('predecessor-version', await url(`${base}/${post.id}/revisions/${revisions.latestId}`), {
+      response.addLink('predecessor-version', `${base}/${post.id}/revisions/${revisions.latestId}`, {
         id: revisions.latestId,
       });
     }
-    if (this.type.hierarchical && post.parentId) {
-      response.addLink('up', await url(`${base}/${post.parentId}`), { embeddable: true });
-    }
+    if (this.type.hierarchical && post.parentId)
+      response.addLink('up', `${base}/${post.parentId}`, { embeddable: true });
     if (post.featuredMedia) {
-      response.addLink('https://api.w.org/featuredmedia', await url(`/${this.namespace}/media/${post.featuredMedia}`), {
-        embeddable: true,
-      });
+      response.addLink('https://api.w.org/featuredmedia', `${ns}/media/${post.featuredMedia}`, { embeddable: true });
     }
-    response.addLink('https://api.w.org/attachment', await url(`/${this.namespace}/media?parent=${post.id}`));
+    response.addLink('https://api.w.org/attachment', `${ns}/media?parent=${post.id}`);
     for (const tax of this.#taxonomies) {
-      response.addLink('https://api.w.org/term', await url(`/${tax.restNamespace}/${tax.restBase}?post=${post.id}`), {
+      response.addLink('https://api.w.org/term', `${root}${tax.restNamespace}/${tax.restBase}?post=${post.id}`, {
         taxonomy: tax.slug,
         embeddable: true,
       });
@@ -1507,8 +1522,26 @@ export class PostsController extends RestController {
   }
 }
 
+/**
+ * rest_is_field_included() over a request's field list, answered from a cache: a field is included when
+ * it, one of its parents or one of its children is listed.
+ */
+export function includedFields(fields: readonly string[]): (field: string) => boolean {
+  const cache = new Map<string, boolean>();
+  return (field) => {
+    let answer = cache.get(field);
+    if (answer === undefined) {
+      answer = isFieldIncluded(field, fields);
+      cache.set(field, answer);
+    }
+    return answer;
+  };
+}
+
 /** WP_REST_Meta_Fields::prepare_value(): a stored value in the registered type, null when it does not fit. */
 export function prepareMetaValue(value: unknown, meta: RegisteredMeta): unknown {
+  if (meta.type === 'boolean' && typeof value === 'boolean') return value;
+  if (meta.type === 'string' && typeof value === 'string') return value;
   let v = value;
   if (v === '' && (meta.type === 'boolean' || meta.type === 'integer' || meta.type === 'number')) v = meta.default;
   const schema: JsonSchema = { type: meta.type };
