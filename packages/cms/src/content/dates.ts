@@ -52,24 +52,32 @@ function formatterFor(zone: string): Intl.DateTimeFormat {
   return f;
 }
 
-/** The zone's offset from UTC, in minutes, at the instant `utcMs`. */
-export function offsetMinutesAt(zone: SiteTimeZone, utcMs: number): number {
+/** The zone's offset from UTC, in minutes, at the instant `instantMs`. */
+export function offsetMinutesAt(zone: SiteTimeZone, instantMs: number): number {
   if (zone.kind === 'offset') return zone.minutes;
   const parts: Record<string, number> = {};
-  for (const p of formatterFor(zone.name).formatToParts(new Date(utcMs))) {
+  for (const p of formatterFor(zone.name).formatToParts(new Date(instantMs))) {
     if (p.type !== 'literal') parts[p.type] = Number(p.value);
   }
-  const asUtc = Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!);
-  return Math.round((asUtc - Math.floor(utcMs / 1000) * 1000) / 60000);
+  const asUtc = utcMs(parts.year!, parts.month!, parts.day!, parts.hour!, parts.minute!, parts.second!);
+  return Math.round((asUtc - Math.floor(instantMs / 1000) * 1000) / 60000);
 }
 
 const MYSQL = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})/;
+
+/** Date.UTC() without its quirk of reading years 0-99 as 1900-1999; fields out of range roll over. */
+export function utcMs(year: number, month: number, day: number, hour = 0, minute = 0, second = 0): number {
+  const d = new Date(0);
+  d.setUTCFullYear(year, month - 1, day);
+  d.setUTCHours(hour, minute, second, 0);
+  return d.getTime();
+}
 
 /** Milliseconds of a `YYYY-MM-DD HH:MM:SS` wall-clock time read as if it were UTC; NaN when malformed. */
 export function wallClockMs(mysql: string): number {
   const m = MYSQL.exec(mysql);
   if (!m) return Number.NaN;
-  return Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]));
+  return utcMs(Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]));
 }
 
 /** gmdate( 'Y-m-d H:i:s', ... ) of a millisecond instant. */
@@ -138,7 +146,7 @@ export function parseRestDate(date: string, forceUtc = false): number | null {
     number,
   ];
   // strtotime() rolls over out-of-range fields (month 13, day 32) instead of rejecting them.
-  let ms = Date.UTC(y, mo - 1, d, h, mi, s);
+  let ms = utcMs(y, mo, d, h, mi, s);
   if (m[8]) ms -= (m[8] === '-' ? -1 : 1) * (Number(m[9]) * 60 + Number(m[10] ?? 0)) * 60000;
   return Number.isNaN(ms) ? null : ms;
 }
@@ -162,7 +170,7 @@ export function isValidMysqlDate(mysql: string): boolean {
   if (!m) return false;
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
   if (mo < 1 || mo > 12 || d < 1 || y < 1) return false;
-  return d <= new Date(Date.UTC(y, mo, 0)).getUTCDate();
+  return d <= new Date(utcMs(y, mo + 1, 0)).getUTCDate();
 }
 
 /**
