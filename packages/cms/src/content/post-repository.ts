@@ -109,7 +109,11 @@ export class PostRepository {
       .where((eb) => postListWhere(eb, query));
     for (const item of postListOrder(query)) q = q.orderBy(item.expr, item.direction);
     const rows = await q.limit(page.limit).offset(page.offset).execute();
-    const total = await this.count(query, db);
+    // A short page (or an empty first page) already tells the total; only a full page needs a count.
+    const total =
+      (rows.length > 0 && rows.length < page.limit) || (rows.length === 0 && page.offset === 0)
+        ? page.offset + rows.length
+        : await this.count(query, db);
     return { posts: rows.map((r) => toPost(r as PostRow)), total };
   }
 
