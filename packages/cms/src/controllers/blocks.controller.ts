@@ -140,6 +140,18 @@ export class BlocksController extends PostsController {
   ): Promise<RestResponse> {
     const response = await super.prepareItemForResponse(post, request, extras, renderState);
     const data = response.data as Record<string, unknown>;
+    // Title and content are shown raw in view and edit context, never rendered (filter_response_by_context).
+    const context = request.context;
+    const rawVisible = context === 'view' || context === 'edit';
+    if ('title' in data) data.title = rawVisible ? { raw: post.title } : {};
+    if ('content' in data) {
+      const content = (data.content ?? {}) as Record<string, unknown>;
+      const out: Record<string, unknown> = {};
+      if (rawVisible) out.raw = post.content;
+      if ('protected' in content) out.protected = content.protected;
+      if ('block_version' in content) out.block_version = content.block_version;
+      data.content = out;
+    }
     if ('link' in data) {
       // get_post_permalink() of a type without rewrite rules or query var.
       const settings = extras?.settings ?? (await this.#rt.service.settings());

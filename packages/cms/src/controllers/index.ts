@@ -4,7 +4,7 @@
  */
 import { contentModule } from '../content/module.ts';
 import type { CmsModule } from '../module.ts';
-import { siteModule } from '../site/site-module.ts';
+import { oembedModule, siteModule } from '../site/site-module.ts';
 import { coreModule } from './core-module.ts';
 
-export const modules: CmsModule[] = [coreModule, contentModule, siteModule];
+export const modules: CmsModule[] = [oembedModule, coreModule, contentModule, siteModule];

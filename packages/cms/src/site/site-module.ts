@@ -10,10 +10,20 @@ import { MediaController } from '../controllers/media.controller.ts';
 import { MenuItemsController } from '../controllers/menu-items.controller.ts';
 import { MenuLocationsController } from '../controllers/menu-locations.controller.ts';
 import { MenusController } from '../controllers/menus.controller.ts';
+import { OEmbedController } from '../controllers/oembed.controller.ts';
 import { RevisionsController } from '../controllers/revisions.controller.ts';
 import { TermsController } from '../controllers/terms.controller.ts';
 import type { CmsModule } from '../module.ts';
-import { createSiteRuntime, siteEnvironment } from './site-runtime.ts';
+import { registerSiteHttp, siteHandler } from './site-http.ts';
+import { createSiteRuntime, siteEnvironment, siteRuntimeOf } from './site-runtime.ts';
+import { SiteService } from './site-service.ts';
+
+const services = new WeakMap<object, SiteService>();
+
+/** The public-site service of an app (tests and benches render pages through it). */
+export function siteServiceOf(ctx: object): SiteService | undefined {
+  return services.get(ctx);
+}
 
 /** Meta keys the spec lists for media and menu items (those of posts without `footnotes`). */
 const MEDIA_META = [
@@ -31,6 +41,10 @@ export const siteModule: CmsModule = {
     const site = createSiteRuntime(ctx, content, siteEnvironment(ctx.config.dataDir));
     new MediaController(content, () => site.media).registerRoutes(ctx.server);
     const menuItems = new MenuItemsController(content);
+    site.menuItems = menuItems;
+    const service = new SiteService(site);
+    services.set(ctx, service);
+    ctx.siteRoot = siteHandler(service);
     menuItems.registerRoutes(ctx.server);
     // Menu items have autosaves (not revisions) in WordPress; the revisions controller only lends its shape.
     new AutosavesController(content, menuItems, new RevisionsController(content, menuItems)).registerRoutes(ctx.server);
@@ -41,6 +55,28 @@ export const siteModule: CmsModule = {
     blockRevisions.registerRoutes(ctx.server);
     new AutosavesController(content, blocks, blockRevisions).registerRoutes(ctx.server);
     new TermsController(ctx, 'cms_pattern_category').registerRoutes(ctx.server);
+  },
+  async registerHttp(app, ctx) {
+    const service = services.get(ctx);
+    if (service && siteRuntimeOf(ctx)) await registerSiteHttp(app, service);
     new MenuLocationsController(ctx).registerRoutes(ctx.server);
+  },
+};
+
+/**
+ * The oEmbed routes, registered first so that `oembed/1.0` leads the index's namespaces as in WordPress;
+ * they reach the site module's pieces at request time.
+ */
+export const oembedModule: CmsModule = {
+  name: 'oembed',
+  register(ctx) {
+    const need = <T>(value: T | undefined): T => {
+      if (value === undefined) throw new Error('The site module is not registered');
+      return value;
+    };
+    new OEmbedController(
+      () => need(siteRuntimeOf(ctx)),
+      () => need(services.get(ctx)),
+    ).registerRoutes(ctx.server);
   },
 };

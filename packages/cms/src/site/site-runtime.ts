@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import type { ContentRuntime } from '../content/runtime.ts';
+import type { MenuItemsController } from '../controllers/menu-items.controller.ts';
 import { LocalDiskStorage, MediaLibrary } from '../media/index.ts';
 import type { CmsContext } from '../module.ts';
 import { AddressPolicy, OEmbedProxy } from '../oembed/index.ts';
@@ -14,6 +15,8 @@ export interface SiteRuntime {
   content: ContentRuntime;
   media: MediaLibrary;
   oembed: OEmbedProxy;
+  /** The menu items controller, whose wp_setup_nav_menu_item() the site's navigation reuses. */
+  menuItems?: MenuItemsController;
 }
 
 const runtimes = new WeakMap<CmsContext, SiteRuntime>();

@@ -1,0 +1,75 @@
+/**
+ * The public site on Fastify: every GET (and HEAD) path that no other route claims, the site root (via
+ * the REST mount's `siteRoot`), and the post-password form's POST.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { parseQueryString } from '../rest/php.ts';
+import { POSTPASS_COOKIE, postPasswordHash, type SiteService } from './site-service.ts';
+
+/** Cookies of a request (`name=value; ...`), first value of a name wins. */
+export function parseCookies(header: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const part of (header ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq === -1) continue;
+    const name = part.slice(0, eq).trim();
+    if (!name || name in out) continue;
+    try {
+      out[name] = decodeURIComponent(part.slice(eq + 1).trim());
+    } catch {
+      out[name] = part.slice(eq + 1).trim();
+    }
+  }
+  return out;
+}
+
+/** Serves a site request through the service. */
+export function siteHandler(service: SiteService) {
+  return async (req: FastifyRequest, reply: FastifyReply) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      return reply.code(405).header('Allow', 'GET, HEAD').type('text/plain; charset=UTF-8').send('Method not allowed');
+    }
+    const q = req.url.indexOf('?');
+    const path = q === -1 ? req.url : req.url.slice(0, q);
+    const query = q === -1 ? {} : parseQueryString(req.url.slice(q + 1));
+    const result = await service.handle({ method: req.method, path, query, cookies: parseCookies(req.headers.cookie) });
+    reply.code(result.status);
+    for (const [name, value] of Object.entries(result.headers)) reply.header(name, value);
+    reply.header('X-Content-Type-Options', 'nosniff');
+    return reply.send(result.body ?? '');
+  };
+}
+
+/** Registers the site's routes (in their own scope, with a form-body parser for the password form). */
+export async function registerSiteHttp(app: FastifyInstance, service: SiteService): Promise<void> {
+  const handle = siteHandler(service);
+  await app.register(async (scope) => {
+    scope.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: 64 * 1024 },
+      (_req, body, done) => done(null, parseQueryString(String(body))),
+    );
+    scope.route({ method: 'GET', url: '/*', handler: handle });
+    scope.route({
+      method: 'POST',
+      url: '/cms-postpass',
+      handler: async (req, reply) => {
+        const body = (req.body ?? {}) as Record<string, unknown>;
+        const settings = await service.settings();
+        const password = typeof body.post_password === 'string' ? body.post_password : '';
+        const target = typeof body.redirect_to === 'string' ? body.redirect_to : '';
+        // Only back to a page of this site: the form must not become an open redirect.
+        const location = target.startsWith(`${settings.home}/`) ? target : `${settings.home}/`;
+        const secure = settings.home.startsWith('https:') ? '; Secure' : '';
+        return reply
+          .code(303)
+          .header(
+            'Set-Cookie',
+            `${POSTPASS_COOKIE}=${postPasswordHash(password)}; Path=/; Max-Age=864000; HttpOnly; SameSite=Lax${secure}`,
+          )
+          .header('Location', location)
+          .send();
+      },
+    });
+  });
+}
