@@ -127,6 +127,8 @@ export interface ContentServiceDeps {
   options: OptionsRepository;
   terms: TermsRepository;
   now: () => Date;
+  /** The database's dialect (tunes list queries; defaults to PostgreSQL's portable forms). */
+  dialect?: 'sqlite' | 'postgres';
   /** Called when a post becomes `future`, with its GMT date (the scheduler's wake-up). */
   onScheduled?: (gmt: string) => void;
 }
@@ -147,7 +149,7 @@ export class ContentService {
 
   constructor(deps: ContentServiceDeps) {
     this.#deps = deps;
-    this.repo = new PostRepository(deps.db);
+    this.repo = new PostRepository(deps.db, deps.dialect);
   }
 
   get db(): Kysely<CmsDatabase> {

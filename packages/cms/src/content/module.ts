@@ -44,6 +44,7 @@ export function createContentRuntime(ctx: CmsContext): ContentRuntime {
     options: ctx.options,
     terms: ctx.terms,
     now: ctx.now,
+    dialect: ctx.dialect,
     onScheduled: (gmt) => scheduler?.scheduled(gmt),
   });
   scheduler = new FutureScheduler({ service, logger: ctx.logger });

@@ -56,7 +56,19 @@ export interface PostListQuery {
   type: string;
   /** Statuses to include; `any` means every status not excluded from search. */
   statuses: readonly string[];
-  search?: { text: string; columns: readonly SearchColumn[]; exact: boolean; loggedIn: boolean } | undefined;
+  search?:
+    | {
+        text: string;
+        columns: readonly SearchColumn[];
+        exact: boolean;
+        loggedIn: boolean;
+        /**
+         * LIKE already ignores case (SQLite: ASCII, the only case its lower() folds too), so the columns
+         * need no lower() — which saves a copy of every content scanned. Set by the repository.
+         */
+        likeIgnoresCase?: boolean | undefined;
+      }
+    | undefined;
   after?: string | undefined;
   before?: string | undefined;
   modifiedAfter?: string | undefined;
@@ -122,8 +134,9 @@ const COLUMN: Record<SearchColumn, 'title' | 'excerpt' | 'content'> = {
 
 type Eb = ExpressionBuilder<CmsDatabase, 'posts'>;
 
-function likeExpr(column: string, pattern: string, negate = false): Expression<SqlBool> {
+function likeExpr(column: string, pattern: string, negate: boolean, likeIgnoresCase = false): Expression<SqlBool> {
   const op = negate ? sql`not like` : sql`like`;
+  if (likeIgnoresCase) return sql<SqlBool>`${sql.ref(`posts.${column}`)} ${op} ${pattern} escape '\\'`;
   return sql<SqlBool>`lower(${sql.ref(`posts.${column}`)}) ${op} lower(${pattern}) escape '\\'`;
 }
 
@@ -136,7 +149,7 @@ function searchWhere(eb: Eb, search: NonNullable<PostListQuery['search']>): Expr
     const exclude = raw.startsWith('-');
     const term = exclude ? raw.slice(1) : raw;
     const pattern = `${wild}${likeEscape(term)}${wild}`;
-    const each = columns.map((c) => likeExpr(COLUMN[c], pattern, exclude));
+    const each = columns.map((c) => likeExpr(COLUMN[c], pattern, exclude, search.likeIgnoresCase));
     parts.push(exclude ? eb.and(each) : eb.or(each));
   }
   const clauses = [eb.and(parts)];
@@ -322,21 +335,23 @@ function relevanceOrder(q: PostListQuery): OrderItem[] {
   if (!q.search || q.search.text === '') return [];
   const { terms, count } = searchTerms(q.search.text);
   const titleTerms = q.search.exact ? [] : terms.filter((t) => !t.startsWith('-'));
-  const titleLikes = titleTerms.map((t) => likeExpr('title', `%${likeEscape(t)}%`));
+  const ci = q.search.likeIgnoresCase;
+  const like = (column: string, pattern: string) => likeExpr(column, pattern, false, ci);
+  const titleLikes = titleTerms.map((t) => like('title', `%${likeEscape(t)}%`));
   if (count <= 1) {
     if (titleLikes.length === 0) return [];
     return [{ expr: sql`case when ${titleLikes[0]} then 1 else 0 end`, direction: 'desc' }];
   }
   const sentence = /(?:\s|^)-/.test(q.search.text) ? null : `%${likeEscape(q.search.text)}%`;
   const whens: ReturnType<typeof sql>[] = [];
-  if (sentence) whens.push(sql`when ${likeExpr('title', sentence)} then 1`);
+  if (sentence) whens.push(sql`when ${like('title', sentence)} then 1`);
   if (titleLikes.length > 0 && titleLikes.length < 7) {
     whens.push(sql`when ${sql.join(titleLikes, sql` and `)} then 2`);
     if (titleLikes.length > 1) whens.push(sql`when ${sql.join(titleLikes, sql` or `)} then 3`);
   }
   if (sentence) {
-    whens.push(sql`when ${likeExpr('excerpt', sentence)} then 4`);
-    whens.push(sql`when ${likeExpr('content', sentence)} then 5`);
+    whens.push(sql`when ${like('excerpt', sentence)} then 4`);
+    whens.push(sql`when ${like('content', sentence)} then 5`);
   }
   if (whens.length === 0) return [];
   return [{ expr: sql`case ${sql.join(whens, sql` `)} else 6 end`, direction: 'asc' }];

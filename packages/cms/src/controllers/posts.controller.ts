@@ -653,10 +653,21 @@ export class PostsController extends RestController {
 
   // ---- helpers ----
 
-  /** get_post(): the post of this type, or `rest_post_invalid_id`. */
-  async getPost(id: unknown): Promise<Post> {
+  /**
+   * get_post(): the post of this type, or `rest_post_invalid_id`. Given a reading request (GET, HEAD),
+   * the row is read once for its permission checks, the Allow header's checks and the response alike
+   * (WordPress's post cache).
+   */
+  async getPost(id: unknown, request?: RestRequest): Promise<Post> {
     const n = toInt(id);
-    const post = n > 0 ? await this.#rt.service.repo.findById(n) : null;
+    const repo = this.#rt.service.repo;
+    const reading = request !== undefined && (request.method === 'GET' || request.method === 'HEAD');
+    const post =
+      n <= 0
+        ? null
+        : reading
+          ? await request.memo(`content:post:${n}`, () => repo.findById(n))
+          : await repo.findById(n);
     if (!post || post.type !== this.type.slug) {
       throw new RestError('rest_post_invalid_id', 'Invalid post ID.', { status: 404 });
     }
@@ -908,7 +919,7 @@ export class PostsController extends RestController {
 
   async getItemPermissionsCheck(request: RestRequest): Promise<true | RestError> {
     await this.#publishDue();
-    const post = await this.getPost(request.get('id'));
+    const post = await this.getPost(request.get('id'), request);
     if (request.context === 'edit' && !(await request.can('edit_post', post.id))) {
       return forbidden(request, 'rest_forbidden_context', 'Sorry, you are not allowed to edit this post.');
     }
@@ -923,7 +934,7 @@ export class PostsController extends RestController {
   }
 
   async getItem(request: RestRequest): Promise<RestResponse> {
-    const post = await this.getPost(request.get('id'));
+    const post = await this.getPost(request.get('id'), request);
     const response = await this.prepareItemForResponse(post, request);
     if (this.type.viewable) {
       const link = await this.#link(post, request);
@@ -1022,7 +1033,7 @@ export class PostsController extends RestController {
   // ---- update ----
 
   async updateItemPermissionsCheck(request: RestRequest): Promise<true | RestError> {
-    const post = await this.getPost(request.get('id'));
+    const post = await this.getPost(request.get('id'), request);
     const caps = userCaps(this.#rt, request);
     const c = this.type.cap;
     if (!(await request.can('edit_post', post.id))) {
@@ -1259,7 +1270,7 @@ export class PostsController extends RestController {
   // ---- delete ----
 
   async deleteItemPermissionsCheck(request: RestRequest): Promise<true | RestError> {
-    const post = await this.getPost(request.get('id'));
+    const post = await this.getPost(request.get('id'), request);
     if (!(await request.can('delete_post', post.id))) {
       return forbidden(request, 'rest_cannot_delete', 'Sorry, you are not allowed to delete this post.');
     }

@@ -36,6 +36,12 @@ export async function openContentFixture(
   await options.set('siteurl', 'http://cms.test');
   const terms = new TermsRepository(database.db);
   const clock = { now: new Date(start) };
-  const service = new ContentService({ db: database.db, options, terms, now: () => clock.now });
+  const service = new ContentService({
+    db: database.db,
+    dialect: database.dialect,
+    options,
+    terms,
+    now: () => clock.now,
+  });
   return { database, options, terms, service, clock, close: () => database.close() };
 }
