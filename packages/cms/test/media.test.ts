@@ -312,10 +312,14 @@ describe('updating, post-process, edit and delete', () => {
     expect(res.json()).toMatchObject({
       title: { raw: 'New title' },
       caption: { raw: 'Cap' },
-      description: { raw: '<b>Desc</b>', rendered: '<p><b>Desc</b></p>\n' },
+      description: { raw: '<b>Desc</b>' },
       alt_text: 'Alt',
       post: post.json().id,
     });
+    // The attachment page's image (prepend_attachment) comes before the description, as in WordPress.
+    expect(res.json().description.rendered).toMatch(
+      /^<p class="attachment"><a href='[^']+upd\.png'><img width="40" height="40" src="[^"]+upd\.png" class="attachment-medium size-medium" alt="Alt" decoding="async" loading="lazy" \/><\/a><\/p>\n<p><b>Desc<\/b><\/p>\n$/,
+    );
     expect(res.json()._links['cms:attached-to'][0].href).toBe(
       `http://cms.test/cms-json/cms/v2/posts/${post.json().id}`,
     );

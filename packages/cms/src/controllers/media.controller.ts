@@ -1,11 +1,14 @@
+import { permalink } from '../content/permalinks.ts';
 import type { Post } from '../content/post.ts';
-import type { BlockRenderState } from '../content/render/index.ts';
+import { type BlockRenderState, DEFAULT_EXCERPT_LENGTH, EXCERPT_MORE, trimWords } from '../content/render/index.ts';
+import type { CachedRenderer } from '../content/render-cache.ts';
 import { type ContentRuntime, userCaps } from '../content/runtime.ts';
 import type { ContentSettings } from '../content/site-settings.ts';
 import { sanitizeTitle } from '../content/slugs.ts';
 import {
   type AttachmentMetadata,
   baseName,
+  constrainDimensions,
   EDITABLE_IMAGE_TYPES,
   extensionOf,
   type ImageModifier,
@@ -27,6 +30,7 @@ import type { RestServer } from '../rest/server.ts';
 import { validateValueFromSchema } from '../rest/validation.ts';
 import { listForRest } from '../site/rest-post-list.ts';
 import { UPLOADS_PATH } from '../site/router.ts';
+import { escHtml, escUrl } from '../site/theme/escape.ts';
 import { receiveUpload } from './media-upload.ts';
 import { type PostExtras, PostsController, toRestError } from './posts.controller.ts';
 
@@ -541,9 +545,13 @@ export class MediaController extends PostsController {
     const renderer = await this.#rt.renderer();
     const data = { ...(response.data as Record<string, unknown>) };
     if (has('description')) {
-      data.description = { raw: post.content, rendered: renderer.content(post, renderState) };
+      const rendered = `${this.#prependAttachment(post, info, settings)}\n${renderer.content(post, renderState)}`;
+      data.description = { raw: post.content, rendered };
     }
-    if (has('caption')) data.caption = { raw: post.excerpt, rendered: renderer.excerpt(post, undefined, renderState) };
+    if (has('link')) data.link = await this.#attachmentLink(post, settings);
+    if (has('permalink_template')) data.permalink_template = `${settings.home}/?attachment_id=${post.id}`;
+    if (has('caption'))
+      data.caption = { raw: post.excerpt, rendered: this.#caption(post, info, settings, renderer, renderState) };
     if (has('alt_text')) data.alt_text = info.alt;
     if (has('media_type')) data.media_type = isImageAttachment(post.mimeType, info.file) ? 'image' : 'file';
     if (has('mime_type')) data.mime_type = post.mimeType;
@@ -556,9 +564,15 @@ export class MediaController extends PostsController {
         : [];
     }
     response.data = this.filterResponseByContext(data, request.context);
-    // WordPress gives attachments no revisions link and no attachments-of-this link.
-    for (const rel of ['version-history', 'predecessor-version', 'https://api.w.org/attachment'])
+    // WordPress gives attachments no revisions link, no attachments-of-this link and no publish action.
+    for (const rel of [
+      'version-history',
+      'predecessor-version',
+      'https://api.w.org/attachment',
+      'https://api.w.org/action-publish',
+    ]) {
       response.links.delete(rel);
+    }
     if ((has('_links') || has('_embedded')) && post.parentId > 0) {
       const parent = await this.#rt.service.repo.findById(post.parentId);
       if (parent) {
@@ -577,6 +591,90 @@ export class MediaController extends PostsController {
       }
     }
     return response;
+  }
+
+  /**
+   * get_attachment_link(): under a published parent `{parent link}/{slug}/` (`attachment/{slug}` for a
+   * numeric slug), unattached `{home}/{slug}/`, otherwise (plain links, unpublished parent) `?attachment_id=`.
+   */
+  async #attachmentLink(post: Post, settings: ContentSettings): Promise<string> {
+    const plain = `${settings.home}/?attachment_id=${post.id}`;
+    if (settings.permalinkStructure === '' || post.slug === '') return plain;
+    const trailing = settings.permalinkStructure.endsWith('/') ? '/' : '';
+    if (post.parentId > 0 && post.parentId !== post.id) {
+      const parent = await this.#rt.service.repo.findById(post.parentId);
+      if (parent && (parent.type === 'post' || parent.type === 'page')) {
+        const ancestors = parent.type === 'page' ? await this.#rt.service.ancestorSlugs(parent.parentId) : [];
+        const parentLink = permalink(parent, settings, { ancestors, canReadPrivate: false });
+        if (parentLink.includes('?')) return plain;
+        const name =
+          /^\d+$/.test(post.slug) || settings.permalinkStructure.includes('%category%')
+            ? `attachment/${post.slug}`
+            : post.slug;
+        return `${parentLink.replace(/\/?$/, '/')}${name}${trailing}`;
+      }
+    }
+    return `${settings.home}/${post.slug}${trailing}`;
+  }
+
+  /**
+   * prepend_attachment(): the attachment page shows the medium-size image (with its srcset) linked to the
+   * file, or a link to the file named by the title.
+   */
+  #prependAttachment(post: Post, info: MediaInfo, settings: ContentSettings): string {
+    const fileUrl = info.file ? this.#url(settings, info.file) : post.guid;
+    const meta = info.meta;
+    if (!info.file || !meta?.width || !meta.height || !isImageAttachment(post.mimeType, info.file)) {
+      const text = post.title !== '' ? post.title : escHtml(baseName(info.file).replace(/\.[^.]+$/, ''));
+      return `<p class="attachment"><a href='${escUrl(fileUrl)}'>${text}</a></p>`;
+    }
+    const dir = relativeDir(info.file);
+    const sizeUrl = (file: string) => this.#url(settings, dir ? `${dir}/${file}` : file);
+    const medium = meta.sizes?.medium;
+    const width = medium?.width ?? meta.width;
+    const height = medium?.height ?? meta.height;
+    const src = medium ? sizeUrl(medium.file) : fileUrl;
+    // wp_calculate_image_srcset(): sizes of the same aspect ratio up to 2048 px wide, the full size last.
+    const sources = new Map<number, string>();
+    const candidates = [
+      ...Object.values(meta.sizes ?? {}).map((s) => ({ url: sizeUrl(s.file), width: s.width, height: s.height })),
+      { url: fileUrl, width: meta.width, height: meta.height },
+    ];
+    for (const c of candidates) {
+      if (c.width > 2048 || sources.has(c.width)) continue;
+      const [cw, ch] = constrainDimensions(c.width, c.height, width);
+      const [ew, eh] = constrainDimensions(width, height, c.width);
+      const sameRatio =
+        (Math.abs(cw - width) <= 1 && Math.abs(ch - height) <= 1) ||
+        (Math.abs(ew - c.width) <= 1 && Math.abs(eh - c.height) <= 1);
+      if (sameRatio) sources.set(c.width, c.url);
+    }
+    const srcset =
+      sources.size > 1
+        ? ` srcset="${[...sources].map(([w, url]) => `${escUrl(url)} ${w}w`).join(', ')}" sizes="(max-width: ${width}px) 100vw, ${width}px"`
+        : '';
+    const img = `<img width="${width}" height="${height}" src="${escUrl(src)}" class="attachment-medium size-medium" alt="${escHtml(info.alt)}" decoding="async" loading="lazy"${srcset} />`;
+    return `<p class="attachment"><a href='${escUrl(fileUrl)}'>${img}</a></p>`;
+  }
+
+  /**
+   * The caption's `rendered` value: the caption through the excerpt filters, or, when there is none, an
+   * excerpt generated from what the attachment page shows (prepend_attachment() and the description), so
+   * a file without a caption shows its link text as WordPress does.
+   */
+  #caption(
+    post: Post,
+    info: MediaInfo,
+    settings: ContentSettings,
+    renderer: CachedRenderer,
+    state?: BlockRenderState,
+  ): string {
+    if (post.excerpt.trim() !== '') return renderer.excerpt(post, undefined, state);
+    const page = `${this.#prependAttachment(post, info, settings)}\n${renderer.content(post, state)}`.replaceAll(
+      ']]>',
+      ']]&gt;',
+    );
+    return renderer.inner.excerptFilters(trimWords(page, DEFAULT_EXCERPT_LENGTH, EXCERPT_MORE));
   }
 
   /** `media_details`: the stored metadata with each size's URL and a `full` entry, as the REST API shows it. */

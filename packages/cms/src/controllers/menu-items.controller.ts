@@ -730,11 +730,8 @@ export class MenuItemsController extends PostsController {
     await repo.setMeta(post.id, MENU_ITEM_META.objectId, String(objectId));
     await repo.setMeta(post.id, MENU_ITEM_META.object, sanitizeKey(object));
     await repo.setMeta(post.id, MENU_ITEM_META.target, sanitizeKey(link.target));
-    await repo.setMeta(
-      post.id,
-      MENU_ITEM_META.classes,
-      link.classes.flatMap((c) => c.split(' ')).map(sanitizeHtmlClass),
-    );
+    // Stored as WordPress stores them: joined and split again, so no class at all gives [''].
+    await repo.setMeta(post.id, MENU_ITEM_META.classes, link.classes.join(' ').split(' ').map(sanitizeHtmlClass));
     await repo.setMeta(post.id, MENU_ITEM_META.xfn, link.xfn.split(' ').map(sanitizeHtmlClass).join(' '));
     await repo.setMeta(post.id, MENU_ITEM_META.url, url);
     if (menuId === 0)

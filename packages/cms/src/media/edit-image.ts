@@ -111,7 +111,7 @@ export async function applyImageEdits(
       output = output.flatten({ background: '#ffffff' }).jpeg({ quality: quality.jpeg ?? 82 });
       break;
     case 'image/png':
-      output = output.png();
+      output = output.png({ compressionLevel: 9, adaptiveFiltering: true });
       break;
     case 'image/gif':
       output = output.gif();
