@@ -191,7 +191,6 @@ describe.each(testDialects())('trip list paging on $label', (dialect) => {
           theme_distraction: null,
           theme_exposure: null,
           weakest_theme: 'speeding',
-          summary_json: '{}',
         });
       }
       await db.insertInto('trips').values(rows).execute();

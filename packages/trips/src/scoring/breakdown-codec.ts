@@ -133,3 +133,69 @@ export function decodeBreakdown(
     weakestTheme: { id: weakest?.id ?? trip.weakestTheme, label: weakest?.label ?? trip.weakestTheme },
   };
 }
+
+interface Fragments {
+  themes: Array<{ head: string; factors: Array<{ head: string; unit: string; weight: string }>; weight: string }>;
+}
+
+const fragmentCache = new WeakMap<Catalogue, Fragments>();
+
+/** The static JSON pieces of a catalogue, built once per catalogue. */
+function fragmentsOf(catalogue: Catalogue): Fragments {
+  let f = fragmentCache.get(catalogue);
+  if (!f) {
+    const j = JSON.stringify;
+    f = {
+      themes: catalogue.themes.map((t) => ({
+        head: `{"id":${j(t.id)},"label":${j(t.label)},"description":${j(t.description)},`,
+        weight: j(t.weight),
+        factors: t.factors.map((x) => ({
+          head: `{"key":${j(x.key)},"label":${j(x.label)},"description":${j(x.description)},`,
+          unit: j(x.unit),
+          weight: j(x.weight),
+        })),
+      })),
+    };
+    fragmentCache.set(catalogue, f);
+  }
+  return f;
+}
+
+const num = (v: number | null | undefined) =>
+  v === null || v === undefined || !Number.isFinite(v) ? 'null' : String(v);
+
+/**
+ * The same breakdown as {@link decodeBreakdown}, serialised straight to JSON from the catalogue's
+ * pre-built pieces: the hot path of `/v1/trips/{id}/score-breakdown`, with no intermediate objects.
+ */
+export function breakdownJson(
+  catalogue: Catalogue,
+  valuesJson: string,
+  trip: { tripId: string; overallScore: number; mapMatched: boolean; weakestTheme: string },
+): string {
+  const values = JSON.parse(valuesJson) as BreakdownValues;
+  const fragments = fragmentsOf(catalogue);
+  let fi = 0;
+  const themes: string[] = [];
+  let weakest: { id: string; label: string } | undefined;
+  catalogue.themes.forEach((theme, ti) => {
+    if (theme.id === trip.weakestTheme) weakest = { id: theme.id, label: theme.label };
+    const tf = fragments.themes[ti]!;
+    const [themeScore, available] = values.t[ti] ?? [null, 0];
+    const factors: string[] = [];
+    for (const ff of tf.factors) {
+      const [score, value, fAvailable, reason, eventIds] = values.f[fi++] ?? [null, null, 0];
+      factors.push(
+        `${ff.head}"score":${num(score)},"value":${num(value)},"unit":${ff.unit},"weight":${ff.weight},"available":${fAvailable === 1}${reason ? `,"unavailableReason":${JSON.stringify(reason)}` : ''},"eventIds":${eventIds ? JSON.stringify(eventIds) : '[]'}}`,
+      );
+    }
+    themes.push(
+      `${tf.head}"themeScore":${num(themeScore)},"available":${available === 1},"weight":${tf.weight},"factors":[${factors.join(',')}]}`,
+    );
+  });
+  weakest ??= {
+    id: catalogue.themes[0]?.id ?? trip.weakestTheme,
+    label: catalogue.themes[0]?.label ?? trip.weakestTheme,
+  };
+  return `{"tripId":${JSON.stringify(trip.tripId)},"overallScore":${num(trip.overallScore)},"mapMatched":${trip.mapMatched},"themes":[${themes.join(',')}],"weakestTheme":${JSON.stringify(weakest)}}`;
+}

@@ -204,7 +204,41 @@ const initial: Migration = {
   },
 };
 
+/**
+ * A counter bumped by every change to the scored trips, in the same transaction: readers cache what is
+ * expensive to aggregate (the per-day counts behind totals and deep pages) under the version they read,
+ * so a cached value is never used once any node has changed the data.
+ */
+const tripsVersionAndNarrowRows: Migration = {
+  async up(db: AnyDb) {
+    await db.schema
+      .createTable('trips_version')
+      .addColumn('id', 'integer', (c) => c.primaryKey())
+      .addColumn('version', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.insertInto('trips_version').values({ id: 1, version: 0 }).execute();
+    // The list index also carries the tier, so a page's trip ids (tier filter or not) come from the index
+    // alone; only the page's own rows are then read from the table.
+    await db.schema.dropIndex('trips_fleet_start').execute();
+    await db.schema
+      .createIndex('trips_fleet_start')
+      .on('trips')
+      .columns(['fleet_id', 'start_ms desc', 'trip_id desc', 'tier'])
+      .execute();
+    // The summary metrics (about a kilobyte) move out of the trips rows: narrow rows keep a page of the
+    // list, and a vehicle's aggregates, on a few database pages.
+    await db.schema
+      .createTable('trip_summaries')
+      .addColumn('trip_id', 'text', (c) => c.primaryKey().references('trips.trip_id').onDelete('cascade'))
+      .addColumn('summary_json', 'text', (c) => c.notNull())
+      .execute();
+    await sql`insert into trip_summaries (trip_id, summary_json) select trip_id, summary_json from trips`.execute(db);
+    await db.schema.alterTable('trips').dropColumn('summary_json').execute();
+  },
+};
+
 /** Every migration of the trip store, in order; the same set runs on SQLite and PostgreSQL. */
 export const tripsMigrations: Record<string, Migration> = {
   '0001_initial': initial,
+  '0002_trips_version_narrow_rows': tripsVersionAndNarrowRows,
 };

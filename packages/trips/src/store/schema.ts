@@ -15,10 +15,18 @@ export interface TripsSchema {
   trip_uploads: TripUploadsTable;
   trips: TripsTable;
   trip_day_counts: TripDayCountsTable;
+  trip_summaries: TripSummariesTable;
   trip_breakdowns: TripBreakdownsTable;
   score_catalogues: ScoreCataloguesTable;
   trip_routes: TripRoutesTable;
   rescore_runs: RescoreRunsTable;
+  trips_version: TripsVersionTable;
+}
+
+/** One row (id 1): bumped with every change to scored trips, the key of readers' caches. */
+export interface TripsVersionTable {
+  id: number;
+  version: number;
 }
 
 /** Key/value facts about the database itself, e.g. which environment it belongs to. */
@@ -145,7 +153,11 @@ export interface TripsTable {
   theme_distraction: number | null;
   theme_exposure: number | null;
   weakest_theme: string;
-  /** The scoring engine's TripSummary as JSON. */
+}
+
+/** The scoring engine's TripSummary of a scored trip, as JSON (kept out of the narrow trips rows). */
+export interface TripSummariesTable {
+  trip_id: string;
   summary_json: string;
 }
 

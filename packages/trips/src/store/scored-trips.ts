@@ -115,8 +115,11 @@ export async function writeScoredTrip(
       theme_exposure: null,
       ...themeValues,
       weakest_theme: scored.weakestTheme.id,
-      summary_json: JSON.stringify(scored.summary),
     })
+    .execute();
+  await trx
+    .insertInto('trip_summaries')
+    .values({ trip_id: upload.tripId, summary_json: JSON.stringify(scored.summary) })
     .execute();
   await trx
     .insertInto('trip_breakdowns')
@@ -139,9 +142,19 @@ export async function removeScoredTrip(trx: Kysely<TripsSchema>, tripId: string)
   if (!previous) return false;
   await trx.deleteFrom('trip_breakdowns').where('trip_id', '=', tripId).execute();
   await trx.deleteFrom('trip_routes').where('trip_id', '=', tripId).execute();
+  await trx.deleteFrom('trip_summaries').where('trip_id', '=', tripId).execute();
   await trx.deleteFrom('trips').where('trip_id', '=', tripId).execute();
   await bumpDayCount(trx, previous.fleet_id, previous.start_day, previous.tier, -1);
   return true;
+}
+
+/** Marks the scored trips as changed (see the trips_version migration). */
+async function bumpVersion(trx: Kysely<TripsSchema>) {
+  await trx
+    .updateTable('trips_version')
+    .set((eb) => ({ version: eb('version', '+', 1) }))
+    .where('id', '=', 1)
+    .execute();
 }
 
 async function bumpDayCount(trx: Kysely<TripsSchema>, fleetId: string, day: number, tier: string, delta: number) {
@@ -154,4 +167,5 @@ async function bumpDayCount(trx: Kysely<TripsSchema>, fleetId: string, day: numb
         .doUpdateSet((eb) => ({ trip_count: eb('trip_day_counts.trip_count', '+', delta) })),
     )
     .execute();
+  await bumpVersion(trx);
 }

@@ -72,8 +72,56 @@ export async function listTrips(
   }
   return db.transaction().execute(async (trx) => {
     if (filter.plate !== undefined || filter.driverId !== undefined) return listDirect(trx, fleets, filter, page);
-    return listByDay(trx, fleets, filter, page);
+    return listByDay(trx, fleets, filter, page, cacheOf(db));
   });
+}
+
+type Buckets = Array<{ day: number; n: number }>;
+
+/** Per-day totals by (version, scope, tiers), per database. Small: a few thousand numbers per entry. */
+const caches = new WeakMap<object, Map<string, Buckets>>();
+const CACHE_ENTRIES = 256;
+
+function cacheOf(db: object): Map<string, Buckets> {
+  let cache = caches.get(db);
+  if (!cache) {
+    cache = new Map();
+    caches.set(db, cache);
+  }
+  return cache;
+}
+
+/** Trips per UTC day (newest first) in the scope, from trip_day_counts, cached under the data version. */
+async function dayBuckets(
+  db: Kysely<TripsSchema>,
+  fleets: readonly string[],
+  tiers: string[] | undefined,
+  cache: Map<string, Buckets>,
+): Promise<Buckets> {
+  const { version } = await db
+    .selectFrom('trips_version')
+    .select('version')
+    .where('id', '=', 1)
+    .executeTakeFirstOrThrow();
+  const key = `${version}|${fleets.join(',')}|${tiers?.join(',') ?? '*'}`;
+  const hit = cache.get(key);
+  if (hit) {
+    // Refresh its place: the map's insertion order is the eviction order.
+    cache.delete(key);
+    cache.set(key, hit);
+    return hit;
+  }
+  let q = db
+    .selectFrom('trip_day_counts')
+    .select(['day', (eb) => eb.fn.sum<number>('trip_count').as('n')])
+    .where('fleet_id', 'in', fleets);
+  if (tiers !== undefined) q = q.where('tier', 'in', tiers);
+  const buckets = (await q.groupBy('day').orderBy('day', 'desc').execute())
+    .map((b) => ({ day: Number(b.day), n: Number(b.n) }))
+    .filter((b) => b.n > 0);
+  cache.set(key, buckets);
+  while (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value as string);
+  return buckets;
 }
 
 function scoped(db: Kysely<TripsSchema>, fleets: readonly string[], filter: TripListFilter): TripsQuery {
@@ -97,14 +145,30 @@ async function listDirect(
     .executeTakeFirstOrThrow();
   const total = Number(n);
   if (page.offset >= total) return { rows: [], total };
-  const rows = await scoped(db, fleets, filter)
-    .select(LIST_COLUMNS)
+  const ids = scoped(db, fleets, filter)
+    .select('trip_id')
     .orderBy('start_ms', 'desc')
     .orderBy('trip_id', 'desc')
     .limit(page.limit)
-    .offset(page.offset)
+    .offset(page.offset);
+  return { rows: await rowsOf(db, ids), total };
+}
+
+/**
+ * The page's rows, in order. The ids are chosen on the index alone (sorting a day's worth of index
+ * entries is cheap; sorting a day's worth of full rows is not), then only those rows are read.
+ */
+async function rowsOf(
+  db: Kysely<TripsSchema>,
+  ids: SelectQueryBuilder<TripsSchema, 'trips', { trip_id: string }>,
+): Promise<TripListRow[]> {
+  return db
+    .selectFrom('trips')
+    .select(LIST_COLUMNS)
+    .where('trip_id', 'in', ids)
+    .orderBy('start_ms', 'desc')
+    .orderBy('trip_id', 'desc')
     .execute();
-  return { rows, total };
 }
 
 async function listByDay(
@@ -112,20 +176,13 @@ async function listByDay(
   fleets: readonly string[],
   filter: TripListFilter,
   page: { offset: number; limit: number },
+  cache: Map<string, Buckets>,
 ): Promise<TripListPage> {
   const firstDay = filter.fromMs !== undefined ? dayOf(filter.fromMs) : undefined;
   const lastDay = filter.toMs !== undefined ? dayOf(filter.toMs - 1) : undefined;
-  let q = db
-    .selectFrom('trip_day_counts')
-    .select(['day', (eb) => eb.fn.sum<number>('trip_count').as('n')])
-    .where('fleet_id', 'in', fleets);
-  if (filter.tiers !== undefined) q = q.where('tier', 'in', filter.tiers);
-  if (firstDay !== undefined) q = q.where('day', '>=', firstDay);
-  if (lastDay !== undefined) q = q.where('day', '<=', lastDay);
-  const buckets = (await q.groupBy('day').orderBy('day', 'desc').execute()).map((b) => ({
-    day: Number(b.day),
-    n: Number(b.n),
-  }));
+  const buckets = (await dayBuckets(db, fleets, filter.tiers, cache))
+    .filter((b) => (firstDay === undefined || b.day >= firstDay) && (lastDay === undefined || b.day <= lastDay))
+    .map((b) => ({ ...b }));
 
   // A date bound in the middle of a day makes that day's bucket only partly relevant: count it exactly.
   const edges = new Set<number>();
@@ -164,14 +221,13 @@ async function listByDay(
   }
   if (highDay === undefined || lowDay === undefined) return { rows: [], total };
 
-  const rows = await scoped(db, fleets, filter)
+  const ids = scoped(db, fleets, filter)
     .where('start_ms', '>=', lowDay * DAY_MS)
     .where('start_ms', '<', (highDay + 1) * DAY_MS)
-    .select(LIST_COLUMNS)
+    .select('trip_id')
     .orderBy('start_ms', 'desc')
     .orderBy('trip_id', 'desc')
     .limit(page.limit)
-    .offset(skip)
-    .execute();
-  return { rows, total };
+    .offset(skip);
+  return { rows: await rowsOf(db, ids), total };
 }

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { type BreakdownView, type Catalogue, decodeBreakdown } from '../scoring/breakdown-codec.ts';
+import { breakdownJson, type Catalogue } from '../scoring/breakdown-codec.ts';
 import type { TripsSchema } from './schema.ts';
 
 /** Catalogues never change once written (their id is a content hash), so they are cached for good. */
@@ -25,18 +25,20 @@ export async function findTrip(db: Kysely<TripsSchema>, fleets: readonly string[
   if (fleets.length === 0) return undefined;
   return db
     .selectFrom('trips')
-    .selectAll()
-    .where('trip_id', '=', tripId)
-    .where('fleet_id', 'in', fleets)
+    .innerJoin('trip_summaries', 'trip_summaries.trip_id', 'trips.trip_id')
+    .selectAll('trips')
+    .select('trip_summaries.summary_json')
+    .where('trips.trip_id', '=', tripId)
+    .where('trips.fleet_id', 'in', fleets)
     .executeTakeFirst();
 }
 
-/** The score breakdown of a trip in one of `fleets`, or null. */
-export async function findBreakdown(
+/** The score breakdown of a trip in one of `fleets`, as JSON, or null. */
+export async function findBreakdownJson(
   db: Kysely<TripsSchema>,
   fleets: readonly string[],
   tripId: string,
-): Promise<BreakdownView | null> {
+): Promise<string | null> {
   if (fleets.length === 0) return null;
   const row = await db
     .selectFrom('trips')
@@ -54,7 +56,7 @@ export async function findBreakdown(
   if (!row) return null;
   const cat = await catalogue(db, row.catalogue_id);
   if (!cat) throw new Error(`score catalogue ${row.catalogue_id} of ${tripId} is missing`);
-  return decodeBreakdown(cat, row.values_json, {
+  return breakdownJson(cat, row.values_json, {
     tripId,
     overallScore: row.overall_score,
     mapMatched: row.map_matched === 1,

@@ -1,0 +1,243 @@
+// `npm run bench` (packages/trips): read API under load on a million stored trips against a bare
+// Fastify ceiling, deep pages against page 1, and ingest throughput into SQLite and PostgreSQL.
+// Figures are printed, never asserted.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { writeGraph } from '@svc/roads';
+import autocannon from 'autocannon';
+import { sql } from 'kysely';
+import { createFleet } from '../src/store/fleets.ts';
+import { createIngestKey } from '../src/store/ingest-keys.ts';
+import { openTripsDatabase } from '../src/store/open-trips-database.ts';
+import { createVehicle } from '../src/store/vehicles.ts';
+import { benchCity, readBenchDatabase, twentyMinuteTrips } from './bench-data.ts';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const TOTAL = Number(process.env.BENCH_TRIPS ?? 1_000_000);
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
+const CONNECTIONS = 50;
+const INGEST_TRIPS = Number(process.env.BENCH_INGEST_TRIPS ?? 200);
+const DATA = process.env.BENCH_DATA_DIR ?? path.join(os.tmpdir(), 'trips-bench');
+const log = (s: string) => process.stdout.write(`${s}\n`);
+
+function startProcess(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+    cwd: path.join(here, '..'),
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const onData = (chunk: Buffer) => {
+      seen += chunk.toString();
+      const m = /listening (\d+)/.exec(seen);
+      if (m) resolve({ child, port: Number(m[1]) });
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}: ${seen.slice(-1000)}`)));
+  });
+}
+
+async function stop(child: ChildProcess) {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+  bytes: number;
+  errors: number;
+}
+
+async function load(url: string, headers: Record<string, string>, paths?: () => string): Promise<Load> {
+  // A short warm-up, then the measured run.
+  await autocannon({ url, connections: 10, duration: 2, headers });
+  const result = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: DURATION_S,
+    headers,
+    ...(paths ? { requests: [{ setupRequest: (req) => ({ ...req, path: paths() }) }] } : {}),
+  });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    bytes: result.throughput.average / Math.max(1, result.requests.average),
+    errors: result.errors + result.non2xx,
+  };
+}
+
+const fmt = (l: Load) =>
+  `${Math.round(l.rps).toLocaleString('en').padStart(7)} req/s  p50 ${String(l.p50).padStart(3)} ms  p99 ${String(l.p99).padStart(3)} ms${l.errors ? `  (${l.errors} errors)` : ''}`;
+
+async function readBenchmarks() {
+  log(
+    `\n== Read API: ${TOTAL.toLocaleString('en')} stored trips in SQLite, ${CONNECTIONS} connections, ${DURATION_S} s per run ==`,
+  );
+  const data = await readBenchDatabase(DATA, TOTAL, log);
+  log(`  store: ${data.file} (${Math.round(statSync(data.file).size / 1e6)} MB)`);
+  const token = data.token;
+  await data.database.close();
+  const api = await startProcess(['bench/api-server.ts', 'api', data.file]);
+  const base = `http://127.0.0.1:${api.port}`;
+  const auth = { authorization: `Bearer ${token}` };
+  try {
+    const sizeOf = async (p: string) => (await (await fetch(`${base}${p}`, { headers: auth })).text()).length;
+    const listBytes = await sizeOf('/v1/trips?limit=100');
+    const breakdownBytes = await sizeOf(`/v1/trips/${data.tripIds[0]}/score-breakdown`);
+    const ids = data.tripIds;
+    let k = 0;
+    const results: Array<[string, Load, number]> = [];
+    results.push(['GET /v1/trips?limit=100 (page 1)', await load(`${base}/v1/trips?limit=100`, auth), listBytes]);
+    results.push([
+      'GET /v1/trips?limit=100&page=5000',
+      await load(`${base}/v1/trips?limit=100&page=5000`, auth),
+      listBytes,
+    ]);
+    results.push([
+      'GET /v1/trips/{id}/score-breakdown (random ids)',
+      await load(
+        `${base}/v1/trips/${ids[0]}/score-breakdown`,
+        auth,
+        () => `/v1/trips/${ids[k++ % ids.length]}/score-breakdown`,
+      ),
+      breakdownBytes,
+    ]);
+    await stop(api.child);
+    for (const [name, , bytes] of [...results]) {
+      const ceiling = await startProcess(['bench/api-server.ts', 'ceiling', String(bytes)]);
+      results.push([
+        `ceiling for ${name.split(' (')[0]} (bare Fastify, ${bytes} B body)`,
+        await load(`http://127.0.0.1:${ceiling.port}/ceiling`, {}),
+        bytes,
+      ]);
+      await stop(ceiling.child);
+    }
+    for (const [name, l] of results) log(`  ${name.padEnd(78)} ${fmt(l)}`);
+    const [page1, page5000, breakdown, c1, c2, c3] = results.map((r) => r[1]) as Load[];
+    log(
+      `  list page 1 / ceiling: ${(page1!.rps / c1!.rps).toFixed(2)}   breakdown / ceiling: ${(breakdown!.rps / c3!.rps).toFixed(2)}   page 5000 / ceiling: ${(page5000!.rps / c2!.rps).toFixed(2)}`,
+    );
+    log(
+      `  page 5,000 vs page 1: p50 ${page5000!.p50} vs ${page1!.p50} ms, throughput ${(page1!.rps / page5000!.rps).toFixed(2)}x lower`,
+    );
+  } finally {
+    await stop(api.child);
+  }
+}
+
+async function ingestBenchmark(kind: 'sqlite' | 'postgres', pgUrl?: string) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'trips-ingest-bench-'));
+  const schema = `bench_${process.pid}_${randomBytes(3).toString('hex')}`;
+  const graph = benchCity();
+  const graphFile = path.join(dir, 'bench-city.graph');
+  writeGraph(graph, graphFile);
+  const trips = twentyMinuteTrips(graph, 40);
+  const database =
+    kind === 'sqlite'
+      ? await openTripsDatabase({ environment: 'production', sqliteFile: path.join(dir, 'trips-production.db') })
+      : await openTripsDatabase({ environment: 'production', url: pgUrl!, pgSchema: schema });
+  await createFleet(database.db, { name: 'Bench', fleetId: 'fleet_ingest' });
+  for (let v = 0; v < 6; v++) await createVehicle(database.db, { fleetId: 'fleet_ingest', plate: `IN-${v}` });
+  const key = (await createIngestKey(database.db, { environment: 'production', fleetId: 'fleet_ingest' })).secret;
+  const bodies = Array.from({ length: INGEST_TRIPS }, (_, i) =>
+    gzipSync(JSON.stringify({ ...trips[i % trips.length]!, vehicle: `IN-${i % 6}`, clientTripId: `bench-trip-${i}` })),
+  );
+  const env: Record<string, string> = {
+    DATA_DIR: dir,
+    TRIPS_PORT: '0',
+    TRIPS_INGEST_PORT: '0',
+    TRIPS_ROAD_GRAPH: graphFile,
+    TRIPS_SCORING_THREADS: '1',
+    LOG_LEVEL: 'info',
+    ...(kind === 'postgres'
+      ? { TRIPS_DATABASE_URL: `${pgUrl}${pgUrl!.includes('?') ? '&' : '?'}options=-c%20search_path%3D${schema}` }
+      : {}),
+  };
+  const child = spawn(process.execPath, [path.join(here, '../bin/trips.js'), 'serve', '--env', 'production'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const ingestUrl = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /"ingest":"(http:[^"]+)\/ingest\/v1"/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.on('exit', (code) => reject(new Error(`trips serve exited with ${code}: ${out.slice(-1000)}`)));
+  });
+  try {
+    const t0 = performance.now();
+    let next = 0;
+    const worker = async () => {
+      while (next < bodies.length) {
+        const i = next++;
+        const res = await fetch(`${ingestUrl}/ingest/v1/trips`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${key}`,
+            'content-type': 'application/json',
+            'content-encoding': 'gzip',
+            'idempotency-key': `bench-trip-${i}`,
+          },
+          body: bodies[i],
+        });
+        if (res.status !== 202) throw new Error(`upload ${i}: HTTP ${res.status} ${await res.text()}`);
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, worker));
+    const accepted = performance.now() - t0;
+    for (;;) {
+      const row = await database.db
+        .selectFrom('trip_uploads')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('status', 'in', ['scored', 'failed'])
+        .executeTakeFirstOrThrow();
+      if (Number(row.n) >= bodies.length) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const scored = performance.now() - t0;
+    const failed = await database.db
+      .selectFrom('trip_uploads')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('status', '=', 'failed')
+      .executeTakeFirstOrThrow();
+    const kb = Math.round(bodies.reduce((n, b) => n + b.length, 0) / bodies.length / 1024);
+    log(
+      `  ${kind.padEnd(8)} ${bodies.length} uploads (${kb} KB gzip each), 8 clients: accepted ${(bodies.length / (accepted / 1000)).toFixed(1)} trips/s; end to end (stored, map-matched, scored, written) ${(bodies.length / (scored / 1000)).toFixed(1)} trips/s${Number(failed.n) ? ` (${failed.n} not scorable)` : ''}`,
+    );
+  } finally {
+    await stop(child);
+    if (kind === 'postgres') await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(database.db);
+    await database.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+log(
+  `trips benchmarks on ${os.cpus()[0]?.model ?? 'unknown CPU'} x${os.cpus().length}, Node ${process.version}, ${os.platform()} ${os.release()}`,
+);
+if (process.env.BENCH_ONLY !== 'ingest') await readBenchmarks();
+if (process.env.BENCH_ONLY === 'read') process.exit(0);
+log(
+  `\n== Ingest: 20-minute 1 Hz trips (1,200 GPS fixes), through HTTP into a real \`trips serve\` with 1 scoring thread ==`,
+);
+await ingestBenchmark('sqlite');
+const pgUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+if (pgUrl) await ingestBenchmark('postgres', pgUrl);
+else log('  postgres skipped: set BENCH_DATABASE_URL (or TEST_DATABASE_URL) to a PostgreSQL URL');
