@@ -70,7 +70,7 @@ function normalise(value: unknown, ids: Map<number, number>): unknown {
   return walk(data);
 }
 
-async function wp(method: string, path: string, body?: BodyInit, headers: Record<string, string> = {}) {
+async function wp(method: string, path: string, body?: string | Buffer, headers: Record<string, string> = {}) {
   const res = await fetch(`${ORACLE}/wp-json/wp/v2${path}`, {
     method,
     headers: { authorization: auth as string, ...headers },
