@@ -323,6 +323,7 @@ describe('the public site', () => {
       `/cms-json/cms/v2/categories?per_page=100`,
       `/cms-json/cms/v2/tags?per_page=100`,
       `/cms-json/cms/v2/users?per_page=100`,
+      `/cms-json/cms/v2/media?per_page=100`,
     ];
     for (const source of sources) {
       const list = await cms.call({ method: 'GET', url: source });

@@ -197,7 +197,14 @@ export class SiteService {
       { type: 'post', statuses: PUBLIC, slugs: [slug], orderby: 'id', order: 'asc' },
       { limit: 1, offset: 0 },
     );
-    return found.posts[0] ?? null;
+    if (found.posts[0]) return found.posts[0];
+    // Attachment pages: `/{slug}/` when unattached, `/{parent path}/{slug}/` (or `/attachment/{slug}/`) otherwise.
+    const attachments = await this.#repo.list(
+      { type: 'attachment', statuses: ['inherit'], slugs: [slug], orderby: 'id', order: 'asc' },
+      { limit: 5, offset: 0 },
+    );
+    for (const attachment of attachments.posts) if (await this.#isVisible(attachment)) return attachment;
+    return null;
   }
 
   /** url_to_postid(): the visible post a URL of this site points at, or null. */
