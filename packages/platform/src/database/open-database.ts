@@ -7,6 +7,7 @@ import { DatabaseUnavailableError } from '../errors.ts';
 import { redactUrl } from '../logger.ts';
 import { ErrorMappingDialect } from './error-mapping-dialect.ts';
 import { migrateToLatest } from './migrations.ts';
+import { withStatementCache } from './statement-cache.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -78,7 +79,9 @@ function openSqlite<DB>(options: OpenDatabaseOptions): Database<DB> {
   } catch (err) {
     throw new DatabaseUnavailableError(`cannot open SQLite database ${file}: ${(err as Error).message}`);
   }
-  const db = new Kysely<DB>({ dialect: new ErrorMappingDialect(new SqliteDialect({ database: handle })) });
+  const db = new Kysely<DB>({
+    dialect: new ErrorMappingDialect(new SqliteDialect({ database: withStatementCache(handle) })),
+  });
   let closed = false;
   return {
     db,
