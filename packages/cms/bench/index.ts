@@ -6,7 +6,7 @@
  */
 import os from 'node:os';
 import autocannon from 'autocannon';
-import { prepare, type Scenario, scenarioPath, scenarios } from './scenarios.ts';
+import { prepare, type Scenario, scenarioPath, scenarioRoot, scenarios } from './scenarios.ts';
 import { type BenchTarget, findOracle, startCms } from './target.ts';
 
 const durationS = Number(process.env.BENCH_DURATION ?? 10);
@@ -26,8 +26,9 @@ interface Row {
 
 async function measure(target: BenchTarget, scenario: Scenario, connections: number): Promise<Row> {
   let n = 0;
-  const url = `${target.apiRoot}${target.mapPath(scenarioPath(scenario, target))}`;
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  const path = scenarioPath(scenario, target);
+  const url = `${scenarioRoot(scenario, target)}${scenario.site ? path : target.mapPath(path)}`;
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...(scenario.headers ?? {}) };
   if (scenario.auth) headers.authorization = target.authorization;
   const result = await autocannon({
     url,
@@ -36,6 +37,7 @@ async function measure(target: BenchTarget, scenario: Scenario, connections: num
     duration: durationS,
     headers,
     timeout: 10,
+    ...(scenario.rawBody ? { body: scenario.rawBody() } : {}),
     ...(scenario.body
       ? {
           requests: [
@@ -89,7 +91,7 @@ async function main(): Promise<void> {
       for (const connections of CONNECTIONS) {
         // Warm up (JIT, caches) without recording.
         await autocannon({
-          url: `${cms.apiRoot}${scenarioPath(scenario, cms)}`,
+          url: `${scenarioRoot(scenario, cms)}${scenarioPath(scenario, cms)}`,
           connections: 2,
           duration: 1,
           headers: scenario.auth ? { authorization: cms.authorization } : {},

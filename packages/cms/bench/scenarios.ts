@@ -3,6 +3,7 @@
  * WordPress oracle runs on this machine, against WordPress with the same path in `wp` spelling. Part B
  * adds its posts scenarios here (one entry per shape) and its data through `prepare`.
  */
+import { makeImage } from '../test/helpers/media-fixtures.ts';
 import { CATEGORIES, oraclePlan, TAGS } from '../test/helpers/oracle-plan.ts';
 import type { BenchTarget } from './target.ts';
 
@@ -20,6 +21,17 @@ export interface Scenario {
   body?: (n: number) => Record<string, unknown>;
   /** Whether to run it against the oracle too (false for writes that would leave data behind). */
   oracle?: boolean;
+  /** The path is a public site page (under the site root), not an API route. */
+  site?: boolean;
+  /** Extra request headers (an upload's Content-Type and Content-Disposition). */
+  headers?: Record<string, string>;
+  /** A fixed binary body (an upload), sent as is. */
+  rawBody?: () => Buffer;
+}
+
+/** The root a scenario's path is under: the API root, or the site root for site pages. */
+export function scenarioRoot(scenario: Scenario, target: BenchTarget): string {
+  return scenario.site ? target.apiRoot.replace(/\/(?:cms|wp)-json$/, '') : target.apiRoot;
 }
 
 /** The path of a scenario for a target. */
@@ -28,7 +40,10 @@ export function scenarioPath(scenario: Scenario, target: BenchTarget): string {
 }
 
 /** Ids on our side of the data the posts scenarios use (the oracle has its own, fixed ones). */
-const posts = { anchor: 0, category: 0, tags: [] as number[] };
+const posts = { anchor: 0, anchorPath: '/', category: 0, tags: [] as number[] };
+
+/** The JPEG the upload scenario sends: 1600x1200, so every default sub-size up to 1536 is made. */
+let uploadJpeg: Buffer = Buffer.alloc(0);
 
 /**
  * The oracle's 1,000 posts (same titles, texts, dates, terms, excerpts and sticky posts, from its seed
@@ -58,7 +73,10 @@ async function preparePosts(target: BenchTarget): Promise<void> {
       categories: p.cats.length > 0 ? p.cats.map((c) => categoryIds[c]) : [1],
       tags: p.tags.map((t) => tagIds[t]),
     });
-    if (p.k === 500) posts.anchor = created.id;
+    if (p.k === 500) {
+      posts.anchor = created.id;
+      posts.anchorPath = new URL((created as { link?: string }).link ?? '/').pathname;
+    }
   }
   posts.category = categoryIds.technology ?? 1;
   posts.tags = [tagIds.rest ?? 0, tagIds.json ?? 0];
@@ -67,6 +85,7 @@ async function preparePosts(target: BenchTarget): Promise<void> {
 /** Extra data a scenario needs on our side, created once before measuring. */
 export async function prepare(target: BenchTarget): Promise<void> {
   await preparePosts(target);
+  uploadJpeg = await makeImage(1600, 1200, 'jpeg');
   // 30 categories (10 top-level, 2 children each) and 30 tags, like the oracle's seed.
   for (let i = 1; i <= 10; i++) {
     const parent = await target.post('/cms/v2/categories', { name: `bench section ${i}` });
@@ -119,6 +138,27 @@ export const scenarios: Scenario[] = [
       tags: posts.tags,
     }),
     // Creates would stay in the oracle's database; its figures are in ../shared/oracle/RESULTS.md.
+    oracle: false,
+  },
+  // The public site (issue 7): the anchor post's page as visitors get it, and the front page. Not run
+  // against the oracle: its front end answers every page with a 301 to the same URL on this machine
+  // (WordPress's canonical redirect sees another host than its `home`), so its figures would be redirects.
+  {
+    name: 'GET site: post page',
+    method: 'GET',
+    site: true,
+    path: (target) => (target === 'wordpress' ? '/oracle-anchor-post/' : posts.anchorPath),
+    oracle: false,
+  },
+  { name: 'GET site: front page', method: 'GET', site: true, path: '/', oracle: false },
+  {
+    name: 'POST media (upload 1600x1200 JPEG, sub-sizes)',
+    method: 'POST',
+    path: '/cms/v2/media',
+    auth: true,
+    headers: { 'content-type': 'image/jpeg', 'content-disposition': 'attachment; filename="bench.jpg"' },
+    rawBody: () => uploadJpeg,
+    // Uploads would stay in the oracle's media library.
     oracle: false,
   },
 ];
