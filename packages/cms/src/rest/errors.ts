@@ -14,7 +14,12 @@ export class RestError extends Error {
   additionalData: unknown[] = [];
 
   constructor(code: string, message: string, data: RestErrorData = null, additional: RestError[] = []) {
+    // A RestError is an answer to the client, not a fault: it is created on hot paths (validation, the
+    // Allow header) and never logged with a stack, so skip capturing one (it costs more than the check).
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = limit;
     this.name = 'RestError';
     this.code = code;
     this.data = data;
