@@ -4,6 +4,7 @@
  * operators can swap them after start (another storage root, an oEmbed allow-list).
  */
 import path from 'node:path';
+import { ConfigError } from '@svc/platform';
 import type { ContentRuntime } from '../content/runtime.ts';
 import type { MenuItemsController } from '../controllers/menu-items.controller.ts';
 import { LocalDiskStorage, MediaLibrary } from '../media/index.ts';
@@ -45,6 +46,14 @@ export function siteEnvironment(dataDir: string, env: NodeJS.ProcessEnv = proces
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '');
+  for (const cidr of networks) {
+    // The address policy checks the syntax; fail at start with the variable's name rather than later.
+    try {
+      new AddressPolicy({ allowedNetworks: [cidr] });
+    } catch {
+      throw new ConfigError(`Invalid configuration: CMS_OEMBED_ALLOW_NETWORKS has an invalid network "${cidr}"`);
+    }
+  }
   return {
     maxUploadBytes: Math.floor(mb * 1024 * 1024),
     uploadsDir: env.CMS_UPLOADS_DIR || path.join(dataDir, 'uploads'),

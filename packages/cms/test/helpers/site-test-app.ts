@@ -5,7 +5,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { TestDialect } from '@svc/platform/testing';
+import { type TestDialect, testDialects } from '@svc/platform/testing';
 import { LocalDiskStorage, MediaLibrary } from '../../src/media/index.ts';
 import { type SiteRuntime, siteRuntimeOf } from '../../src/site/site-runtime.ts';
 import { createTestCms, type TestCms } from './cms-test-app.ts';
@@ -18,7 +18,19 @@ export interface SiteTestCms extends TestCms {
 /** The month folder uploads go to in these tests. */
 export const UPLOAD_MONTH = '2026/11';
 
-export async function createSiteTestCms(dialect?: TestDialect): Promise<SiteTestCms> {
+/**
+ * The dialect of the site tests: SQLite, or PostgreSQL with `SITE_TEST_DIALECT=postgres` (and
+ * `TEST_DATABASE_URL`), to run the same suites on both stores.
+ */
+function siteDialect(): TestDialect | undefined {
+  if (process.env.SITE_TEST_DIALECT !== 'postgres') return undefined;
+  const pg = testDialects().find((d) => d.name === 'postgres');
+  if (!pg || pg.skip)
+    throw new Error(`SITE_TEST_DIALECT=postgres needs TEST_DATABASE_URL (${pg?.skip || 'no dialect'})`);
+  return pg;
+}
+
+export async function createSiteTestCms(dialect: TestDialect | undefined = siteDialect()): Promise<SiteTestCms> {
   const cms = await createTestCms(dialect);
   const site = siteRuntimeOf(cms.ctx);
   if (!site) throw new Error('the site module is not registered');
