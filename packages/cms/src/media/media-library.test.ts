@@ -245,6 +245,27 @@ describe('MediaLibrary', () => {
     expect([data[topRight], data[topRight + 1], data[topRight + 2]]).toEqual([255, 0, 0]);
   });
 
+  it('flips as WordPress names it: vertical mirrors top to bottom, horizontal left to right', async () => {
+    const raw = Buffer.alloc(3 * 2 * 3, 0);
+    raw.set([255, 0, 0], 0); // red top-left pixel of a 3x2 image
+    const png = await sharp(raw, { raw: { width: 3, height: 2, channels: 3 } })
+      .png()
+      .toBuffer();
+    const stored = await library.storeUpload(png, 'flip.png');
+    const meta = await library.generateMetadata(stored.file, stored.mime);
+    const redAt = async (modifiers: Parameters<MediaLibrary['editImage']>[0]['modifiers']) => {
+      const copy = await library.editImage({ file: stored.file, meta, mime: stored.mime, src: stored.url, modifiers });
+      const { data, info } = await sharp(path.join(root, copy.file)).raw().toBuffer({ resolveWithObject: true });
+      for (let i = 0; i < info.width * info.height; i++) {
+        if (data[i * info.channels] === 255) return [i % info.width, Math.floor(i / info.width)];
+      }
+      return undefined;
+    };
+    expect(await redAt([{ type: 'flip', args: { flip: { horizontal: true, vertical: false } } }])).toEqual([2, 0]);
+    expect(await redAt([{ type: 'flip', args: { flip: { horizontal: false, vertical: true } } }])).toEqual([0, 1]);
+    expect(await redAt([{ type: 'flip', args: { flip: { horizontal: true, vertical: true } } }])).toEqual([2, 1]);
+  });
+
   it('refuses an edit whose src is not one of the attachment files', async () => {
     const stored = await library.storeUpload(await makeImage(100, 100, 'png'), 'x.png');
     const meta = await library.generateMetadata(stored.file, stored.mime);
