@@ -133,7 +133,7 @@ async function readBenchmarks() {
       `  list page 1 / ceiling: ${(page1!.rps / c1!.rps).toFixed(2)}   breakdown / ceiling: ${(breakdown!.rps / c3!.rps).toFixed(2)}   page 5000 / ceiling: ${(page5000!.rps / c2!.rps).toFixed(2)}`,
     );
     log(
-      `  page 5,000 vs page 1: p50 ${page5000!.p50} vs ${page1!.p50} ms, throughput ${(page1!.rps / page5000!.rps).toFixed(2)}x lower`,
+      `  page 5,000 vs page 1: p50 ${page5000!.p50} vs ${page1!.p50} ms (${(page5000!.p50 / Math.max(1, page1!.p50)).toFixed(2)}x), req/s ${Math.round(page5000!.rps)} vs ${Math.round(page1!.rps)} (page 1 is ${(page1!.rps / page5000!.rps).toFixed(2)}x page 5,000)`,
     );
   } finally {
     await stop(api.child);

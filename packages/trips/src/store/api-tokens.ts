@@ -154,26 +154,35 @@ export async function authenticateApiToken(
       `this is a ${tokenEnvironment} token and this is the ${environment} API: call the ${tokenEnvironment} base URL, or use a ${environment} token`,
     );
   }
-  const row = await db
+  // One statement per request: the token and its fleets together (one row per fleet).
+  const rows = await db
     .selectFrom('api_tokens')
-    .select(['token_id', 'is_admin', 'expires_at_ms', 'revoked_at_ms', 'rate_limit_per_min', 'environment'])
-    .where('token_hash', '=', hashSecret(secret))
-    .executeTakeFirst();
+    .leftJoin('api_token_fleets', 'api_token_fleets.token_id', 'api_tokens.token_id')
+    .select([
+      'api_tokens.token_id',
+      'api_tokens.is_admin',
+      'api_tokens.expires_at_ms',
+      'api_tokens.revoked_at_ms',
+      'api_tokens.rate_limit_per_min',
+      'api_tokens.environment',
+      'api_token_fleets.fleet_id',
+    ])
+    .where('api_tokens.token_hash', '=', hashSecret(secret))
+    .execute();
+  const row = rows[0];
   if (!row || row.environment !== environment) throw new UnauthenticatedError('unknown access token');
   if (row.revoked_at_ms !== null) throw new UnauthenticatedError('access token has been revoked');
   if (row.expires_at_ms !== null && row.expires_at_ms <= nowMs) {
     throw new UnauthenticatedError(`access token expired at ${new Date(row.expires_at_ms).toISOString()}`);
   }
-  const fleets = await db
-    .selectFrom('api_token_fleets')
-    .select('fleet_id')
-    .where('token_id', '=', row.token_id)
-    .orderBy('fleet_id')
-    .execute();
+  const fleets = rows
+    .map((r) => r.fleet_id)
+    .filter((f): f is string => f !== null)
+    .sort();
   return {
     tokenId: row.token_id,
     admin: row.is_admin === 1,
-    fleets: fleets.map((f) => f.fleet_id),
+    fleets,
     rateLimitPerMin: row.rate_limit_per_min,
   };
 }
