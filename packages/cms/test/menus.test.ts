@@ -311,6 +311,29 @@ describe('/cms/v2/menu-items', () => {
     expect(anonymous.json()).toMatchObject({ code: 'rest_cannot_view', data: { status: 401 } });
   });
 
+  it('describes the spec defaults in OPTIONS: per_page 100, order asc, orderby menu_order, no author filter', async () => {
+    const res = await cms.call({ method: 'OPTIONS', url: '/cms-json/cms/v2/menu-items' });
+    const args = res.json().endpoints[0].args;
+    expect(args.per_page).toMatchObject({ default: 100, minimum: 1, maximum: 100 });
+    expect(args.order).toMatchObject({ default: 'asc', enum: ['asc', 'desc'] });
+    expect(args.orderby).toMatchObject({ default: 'menu_order' });
+    expect(args.orderby.enum).toContain('menu_order');
+    expect(args.menus).toBeDefined();
+    expect(args.menus_exclude).toBeDefined();
+    expect(args.menu_order).toMatchObject({ type: 'integer' });
+    expect(args.author).toBeUndefined();
+    const create = res.json().endpoints[1].args;
+    expect(create.type).toMatchObject({
+      default: 'custom',
+      enum: ['taxonomy', 'post_type', 'post_type_archive', 'custom'],
+    });
+    expect(create.status).toMatchObject({ default: 'publish' });
+    expect(create.menu_order).toMatchObject({ default: 1, minimum: 1 });
+    expect(create.object_id).toMatchObject({ default: 0, minimum: 0 });
+    expect(create.parent).toMatchObject({ default: 0, minimum: 0 });
+    expect(create.target).toMatchObject({ enum: ['_blank', ''] });
+  });
+
   it('updates an item, keeps its link, and refuses to trash it', async () => {
     const item = (await create({ title: 'Temp', url: 'https://t.test/', menus: menuId, menu_order: 9 })).json();
     const res = await cms.call({
