@@ -40,6 +40,7 @@ describe.each(testDialects())('ingest killed mid-stream on $label', (dialect) =>
     };
     let database: TripsDatabase;
     let key: string;
+    let cleanup: (() => Promise<void>) | undefined;
 
     beforeAll(async () => {
       database =
@@ -54,6 +55,7 @@ describe.each(testDialects())('ingest killed mid-stream on $label', (dialect) =>
       key = (await createIngestKey(database.db, { environment: 'production', fleetId: 'fleet_crash' })).secret;
     });
     afterAll(async () => {
+      await cleanup?.();
       if (dialect.name === 'postgres') await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(database.db);
       await database?.close();
       rmSync(dataDir, { recursive: true, force: true });
@@ -75,6 +77,8 @@ describe.each(testDialects())('ingest killed mid-stream on $label', (dialect) =>
       };
       const trips: Array<ReturnType<typeof makeTrip>> = [];
       let node: ServiceNode = await startServiceNode(nodeEnv);
+      // Whatever happens below, no service process outlives the test.
+      cleanup = () => stopServiceNode(node);
       let restarting: Promise<void> | null = null;
       const acked = new Map<string, string>();
       let done = false;
