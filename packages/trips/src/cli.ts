@@ -97,7 +97,6 @@ program
         api: `${running.apiUrl}/v1`,
         ingest: `${running.ingestUrl}/ingest/v1`,
         roadGraph: graph.description,
-        ...(sandbox ? { sandboxTokenFile: sandbox.tokenFile } : {}),
       },
       'trips service listening',
     );

@@ -4,7 +4,7 @@
 // simulated fleet through the ingest endpoint on first start, in the background.
 import { connectRedis, createLogger, loadConfig, type Redis, runMain } from '@svc/platform';
 import { tripsConfigSpec } from './config.ts';
-import { prepareSandbox, type SandboxSetup } from './sandbox/seed-sandbox.ts';
+import { issueSandboxStartToken, prepareSandbox, type SandboxSetup } from './sandbox/seed-sandbox.ts';
 import { databaseOptionsFor, type RunningEnvironment, startEnvironment } from './service/environment-service.ts';
 import { ensureRoadGraph } from './service/road-graph.ts';
 import { startScorer } from './service/scorer-factory.ts';
@@ -18,6 +18,7 @@ await runMain('trips', async () => {
 
   const running: RunningEnvironment[] = [];
   let sandbox: SandboxSetup | undefined;
+  let startToken: Awaited<ReturnType<typeof issueSandboxStartToken>> | undefined;
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -51,6 +52,7 @@ await runMain('trips', async () => {
       tripCount: config.sandboxSeedTrips,
       logger,
     });
+    startToken = await issueSandboxStartToken(sandboxEnv.database);
   } catch (err) {
     await Promise.all(running.map((env) => env.shutdown().catch(() => {})));
     await scorer?.close();
@@ -59,6 +61,7 @@ await runMain('trips', async () => {
   }
 
   const [production, sandboxEnv] = running as [RunningEnvironment, RunningEnvironment];
+  if (!sandbox || !startToken) throw new Error('the sandbox did not start');
   const lines = [
     '',
     'Trip scoring service is running.',
@@ -68,11 +71,11 @@ await runMain('trips', async () => {
     `  OpenAPI          ${sandboxEnv.apiUrl}/openapi.json`,
     `  road graph       ${graph.description}${scorer ? '' : ' (SCORING ENGINE UNAVAILABLE: uploads stay queued)'}`,
     '',
-    `Sandbox token (admin over ${sandbox.fleets.join(', ')}; also in ${sandbox.tokenFile}):`,
-    `  ${sandbox.token}`,
+    `Sandbox token (admin over ${startToken.fleets.join(', ')}; issued by this start, valid until ${new Date(startToken.expiresAtMs).toISOString().slice(0, 10)}):`,
+    `  ${startToken.token}`,
     '',
     'Try:',
-    `  curl -H "Authorization: Bearer ${sandbox.token}" ${sandboxEnv.apiUrl}/v1/trips`,
+    `  curl -H "Authorization: Bearer ${startToken.token}" ${sandboxEnv.apiUrl}/v1/trips`,
     '',
     sandbox.seedingStarted
       ? `First start: ${config.sandboxSeedTrips} simulated trips are being sent through the sandbox ingest endpoint in the background and scored as they arrive; /v1/trips fills up over the next minutes.`

@@ -1,8 +1,6 @@
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import type { Logger } from '@svc/platform';
 import { loadGraph } from '@svc/roads';
-import { authenticateApiToken, createApiToken } from '../store/api-tokens.ts';
+import { createApiToken } from '../store/api-tokens.ts';
 import { createDriver } from '../store/drivers.ts';
 import { createFleet } from '../store/fleets.ts';
 import { createIngestKey, revokeIngestKey } from '../store/ingest-keys.ts';
@@ -13,13 +11,11 @@ import { SANDBOX_FLEETS, sandboxFleet } from './sandbox-fleet.ts';
 import type { SeedProgress, SeedThreadData } from './seed-thread.ts';
 
 const SEED_STATE_KEY = 'sandbox_seed';
-const TOKEN_FILE = 'trips-sandbox-token.txt';
+// Tokens are stored only as hashes, so a start cannot print an earlier token: each start issues one.
+const START_TOKEN_LIFETIME_MS = 30 * 86_400_000;
 const DAY_MS = 86_400_000;
 
 export interface SandboxSetup {
-  /** An admin token over the sandbox fleets, ready for curl. */
-  token: string;
-  tokenFile: string;
   fleets: string[];
   /** Resolves when the background seeding ends (immediately when there is nothing to seed). */
   seeding: Promise<SeedProgress | null>;
@@ -30,10 +26,9 @@ export interface SandboxSetup {
 }
 
 /**
- * First start of the sandbox: registers the simulated fleet (two fleets, their vehicles and drivers), an
- * admin token over both (kept in DATA_DIR/trips-sandbox-token.txt, mode 600, so every start can print
- * it), and sends `tripCount` simulated trips through the real ingest endpoint from a background thread.
- * Later starts reuse the token; an interrupted seeding resumes (uploads are idempotent per trip).
+ * First start of the sandbox: registers the simulated fleet (two fleets, their vehicles and drivers) and
+ * sends `tripCount` simulated trips through the real ingest endpoint from a background thread; an
+ * interrupted seeding resumes at the next start (uploads are idempotent per trip).
  */
 export async function prepareSandbox(options: {
   database: TripsDatabase;
@@ -47,7 +42,6 @@ export async function prepareSandbox(options: {
 }): Promise<SandboxSetup> {
   const db = options.database.db;
   const nowMs = options.nowMs ?? Date.now();
-  const tokenFile = path.join(options.dataDir, TOKEN_FILE);
   const state = await db.selectFrom('trips_meta').select('value').where('key', '=', SEED_STATE_KEY).executeTakeFirst();
   const fleets = SANDBOX_FLEETS.map((f) => f.fleetId);
 
@@ -77,28 +71,14 @@ export async function prepareSandbox(options: {
     });
   }
 
-  let token = existsSync(tokenFile) ? readFileSync(tokenFile, 'utf8').trim() : '';
-  const tokenKnown =
-    token !== '' &&
-    (await authenticateApiToken(db, 'sandbox', token, nowMs).then(
-      () => true,
-      () => false,
-    ));
-  if (!tokenKnown) {
-    const created = await createApiToken(db, {
-      environment: 'sandbox',
-      fleets,
-      admin: true,
-      owner: 'sandbox (npm start)',
-    });
-    token = created.secret;
-    writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
-    chmodSync(tokenFile, 0o600);
-  }
-
   const seedState = state?.value ?? 'seeding';
   if (seedState === 'done' || options.tripCount === 0) {
-    return { token, tokenFile, fleets, seeding: Promise.resolve(null), seedingStarted: false, stop: async () => {} };
+    return {
+      fleets,
+      seeding: Promise.resolve(null),
+      seedingStarted: false,
+      stop: async () => {},
+    };
   }
 
   // Keys for this seeding run only; revoked when it ends.
@@ -145,8 +125,6 @@ export async function prepareSandbox(options: {
     return final;
   });
   return {
-    token,
-    tokenFile,
     fleets,
     seeding,
     seedingStarted: true,
@@ -159,4 +137,23 @@ export async function prepareSandbox(options: {
 
 function emptyProgress(): SeedProgress {
   return { type: 'progress', planned: 0, sent: 0, accepted: 0, duplicates: 0, rejected: 0 };
+}
+
+/**
+ * Issues an admin token over the sandbox fleets for `npm start` to print, valid for 30 days. Tokens are
+ * stored only as hashes, so an earlier start's token cannot be shown again: each start issues its own
+ * (a lasting token comes from `npx trips tokens create`).
+ */
+export async function issueSandboxStartToken(
+  database: TripsDatabase,
+  nowMs = Date.now(),
+): Promise<{ token: string; expiresAtMs: number; fleets: string[] }> {
+  const fleets = SANDBOX_FLEETS.map((f) => f.fleetId);
+  const expiresAtMs = nowMs + START_TOKEN_LIFETIME_MS;
+  const { secret } = await createApiToken(
+    database.db,
+    { environment: 'sandbox', fleets, admin: true, owner: 'sandbox (npm start)', expiresAtMs },
+    nowMs,
+  );
+  return { token: secret, expiresAtMs, fleets };
 }
