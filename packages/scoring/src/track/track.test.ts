@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { drive, emit, urbanDrive } from '../../test/helpers/synthetic-drive.ts';
 import { cleanGps } from '../clean/clean-gps.ts';
-import { buildTrack } from './track.ts';
+import { buildTrack, rejectCourseOutliers } from './track.ts';
 import { findTripWindows } from './trip-window.ts';
 
 const truth = drive(urbanDrive());
@@ -51,5 +51,20 @@ describe('buildTrack', () => {
     expect(start).toBeGreaterThanOrEqual(8);
     expect(start).toBeLessThanOrEqual(11);
     expect(end).toBeLessThan(track.n);
+  });
+
+  it('clamps a Doppler course that contradicts both neighbours, and leaves a real turn untouched', () => {
+    const measured = new Uint8Array(7).fill(1);
+    // A right turn through north sampled at 1 Hz, with a reversed course at index 3 (a receiver glitch).
+    const glitched = Float64Array.from([300, 315, 330, 155.9, 0, 10, 10]);
+    rejectCourseOutliers(glitched, measured);
+    expect(Array.from(glitched)).toEqual([300, 315, 330, 345, 0, 10, 10]);
+    const turn = Float64Array.from([270, 290, 320, 350, 15, 40, 39]);
+    rejectCourseOutliers(turn, measured);
+    expect(Array.from(turn)).toEqual([270, 290, 320, 350, 15, 40, 39]);
+    // Across a gap nothing is judged: the neighbour there is not a measurement.
+    const acrossGap = Float64Array.from([90, 90, 200, 90]);
+    rejectCourseOutliers(acrossGap, Uint8Array.from([1, 1, 1, 0]));
+    expect(acrossGap[2]).toBe(200);
   });
 });

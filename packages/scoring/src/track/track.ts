@@ -135,6 +135,8 @@ export function buildTrack(gps: CleanGps, options: TrackOptions = {}): Track {
     }
   }
 
+  if (useDoppler) rejectCourseOutliers(dopplerHeading, measured);
+
   const smooth = smoothTrack({
     n,
     xM: track.xM,
@@ -178,6 +180,35 @@ export function buildTrack(gps: CleanGps, options: TrackOptions = {}): Track {
     }
   }
   return track;
+}
+
+/**
+ * Replaces a Doppler course that contradicts both its neighbours on the grid by their mean. Receivers report
+ * the odd course far off the track (multipath, a short velocity vector, sometimes the reverse direction); a
+ * 1 s yaw rate through such a fix times the speed reads as a lateral acceleration of 10-20 m/s^2, far
+ * beyond what tyres allow. A course is an outlier when it lies outside the shorter arc between its
+ * neighbours and both neighbours are closer to each other than to it. A course between its neighbours is
+ * never moved, so every real turn sampled at 1 Hz (a monotone run of courses) stays exactly as it was, and
+ * the neighbours of a glitch are judged against the original values so they stay too.
+ */
+export function rejectCourseOutliers(headingDeg: Float64Array, measured: Uint8Array): void {
+  const n = headingDeg.length;
+  const original = Float64Array.from(headingDeg);
+  for (let i = 1; i < n - 1; i++) {
+    const h = original[i]!;
+    const hp = original[i - 1]!;
+    const hn = original[i + 1]!;
+    if (!measured[i - 1] || !measured[i] || !measured[i + 1]) continue;
+    if (!Number.isFinite(h) || !Number.isFinite(hp) || !Number.isFinite(hn)) continue;
+    const span = angleDiffDeg(hp, hn);
+    const x = angleDiffDeg(hp, h);
+    if (x >= Math.min(0, span) && x <= Math.max(0, span)) continue;
+    if (Math.abs(span) >= Math.min(Math.abs(x), Math.abs(angleDiffDeg(hn, h)))) continue;
+    let mid = hp + span / 2;
+    if (mid < 0) mid += 360;
+    else if (mid >= 360) mid -= 360;
+    headingDeg[i] = mid;
+  }
 }
 
 /** OBD speed on the grid, or null when OBD covers less than 80 % of it. */
