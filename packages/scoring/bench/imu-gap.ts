@@ -24,7 +24,7 @@ const score = (trip: ScoredTrip, id: ThemeId) => trip.themes.find((t) => t.id ==
 const rows = population.map((driver, seed) => {
   const imu = scoreTrip(simulateTrip({ route, driver, startMs, seed, imuHz: 25 }).batch, { graph });
   const gps = scoreTrip(simulateTrip({ route, driver, startMs, seed, imuHz: 0 }).batch, { graph });
-  return { risk: driver.trueRisk, imu, gps };
+  return { risk: driver.drivingRisk, imu, gps };
 });
 
 const median = (xs: number[]) => {

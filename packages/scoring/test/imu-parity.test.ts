@@ -51,7 +51,7 @@ function spearman(a: number[], b: number[]): number {
 describe('the same trips with and without an IMU score alike', () => {
   const trips = population.map((driver, seed) => {
     const sim = (imuHz: number) => simulateTrip({ route, driver, startMs: MONDAY_8AM_MS, seed, imuHz }).batch;
-    return { risk: driver.trueRisk, imu: scoreTrip(sim(25), { graph }), gps: scoreTrip(sim(0), { graph }) };
+    return { risk: driver.drivingRisk, imu: scoreTrip(sim(25), { graph }), gps: scoreTrip(sim(0), { graph }) };
   });
   const calm = trips.filter((t) => t.risk < 0.35);
 
@@ -84,7 +84,7 @@ describe('the same trips with and without an IMU score alike', () => {
     }
   });
 
-  it('ranks GPS-only drivers on cornering by their true risk about as well as with IMU', () => {
+  it('ranks GPS-only drivers on cornering by their true driving risk about as well as with IMU', () => {
     const risk = trips.map((t) => -t.risk);
     const withImu = spearman(
       trips.map((t) => themeScore(t.imu, 'cornering')),
