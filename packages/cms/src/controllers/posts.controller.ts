@@ -1335,7 +1335,8 @@ export class PostsController extends RestController {
     }
     const generatedSlugs = new Map<number, string>();
     if (wants('generated_slug')) {
-      for (const post of posts) generatedSlugs.set(post.id, await this.#generatedSlug(post, s));
+      const owners = await this.#baseSlugOwners(posts);
+      for (const post of posts) generatedSlugs.set(post.id, await this.#generatedSlug(post, s, owners));
     }
     const lengthParam = request.get('excerpt_length');
     return {
@@ -1355,8 +1356,22 @@ export class PostsController extends RestController {
     };
   }
 
+  /**
+   * Who already uses the slug each post's title gives, fetched for the whole page at once; null when the
+   * type's uniqueness scope is not a plain per-type one (pages: per parent; attachments: every type).
+   */
+  async #baseSlugOwners(posts: readonly Post[]): Promise<BaseSlugOwners | null> {
+    if (this.type.hierarchical || this.type.slug === 'attachment' || posts.length === 0) return null;
+    const bases = posts.map((post) => sanitizeTitle(post.title, String(post.id)));
+    return { checked: new Set(bases), owners: await this.#rt.service.repo.slugOwners(bases, this.type.slug) };
+  }
+
   /** get_sample_permalink()[1]: the slug the title would give, made unique as if published. */
-  async #generatedSlug(post: Post, settings: ContentSettings): Promise<string> {
+  async #generatedSlug(
+    post: Post,
+    settings: ContentSettings,
+    prefetched: BaseSlugOwners | null = null,
+  ): Promise<string> {
     const status = ['draft', 'pending', 'future'].includes(post.status) ? 'publish' : post.status;
     const base = sanitizeTitle(post.title, String(post.id));
     return uniqueSlug(base, {
@@ -1365,13 +1380,17 @@ export class PostsController extends RestController {
       hierarchical: this.type.hierarchical,
       permalinkStructure: settings.permalinkStructure,
       currentSlug: post.slug,
-      isTaken: (s) =>
-        this.#rt.service.repo.slugTaken(s, {
+      isTaken: async (s) => {
+        if (prefetched?.checked.has(s) && post.type === this.type.slug) {
+          return (prefetched.owners.get(s) ?? []).some((id) => id !== post.id);
+        }
+        return this.#rt.service.repo.slugTaken(s, {
           type: post.type,
           excludeId: post.id,
           hierarchical: this.type.hierarchical,
           parentId: post.parentId,
-        }),
+        });
+      },
     });
   }
 
@@ -1531,6 +1550,12 @@ export class PostsController extends RestController {
     }
     return rels;
   }
+}
+
+/** The posts using each slug a page of titles gives (`checked`: the slugs asked about). */
+interface BaseSlugOwners {
+  checked: Set<string>;
+  owners: Map<string, number[]>;
 }
 
 /**
