@@ -74,6 +74,17 @@ describe('the same trips with and without an IMU score alike', () => {
     for (const { imu, gps } of calm) expect(Math.abs(imu.overallScore - gps.overallScore)).toBeLessThanOrEqual(3);
   });
 
+  it('shows no systematic gap on braking, acceleration or cornering (median difference within 5 points)', () => {
+    const median = (xs: number[]) => {
+      const sorted = [...xs].sort((a, b) => a - b);
+      return (sorted[(sorted.length - 1) >> 1]! + sorted[sorted.length >> 1]!) / 2;
+    };
+    for (const id of ['braking', 'acceleration', 'cornering'] as ThemeId[]) {
+      const gap = median(trips.map((t) => themeScore(t.imu, id) - themeScore(t.gps, id)));
+      expect(Math.abs(gap), id).toBeLessThanOrEqual(5);
+    }
+  });
+
   it('ranks drivers alike on braking, acceleration and cornering with or without IMU (Spearman >= 0.85)', () => {
     for (const id of ['braking', 'acceleration', 'cornering'] as ThemeId[]) {
       const rho = spearman(
