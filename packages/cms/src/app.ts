@@ -68,7 +68,14 @@ export async function buildApp(deps: BuildAppDeps): Promise<CmsApp> {
   const server = new RestServer({
     apiRoot: async () => `${String(await options.get('home')).replace(/\/+$/, '')}/cms-json/`,
     authenticate: (request) => auth.authenticate(request),
-    can: (user, capability, ...args) => caps.userCan(user, capability, ...args),
+    // A read-only request shares the posts its checks look up (the Allow header alone checks three
+    // endpoints of the same post); a write re-reads them, since it may change them between checks.
+    can: (user, capability, args, request) =>
+      (request?.isReadOnly ? request.local('caps:posts', () => caps.withPostCache()) : caps).userCan(
+        user,
+        capability,
+        ...args,
+      ),
     siteInfo: async () => {
       const o = await options.getMany([
         'blogname',

@@ -180,6 +180,26 @@ export class Capabilities {
     return this.deps.content().getPostForCaps(n);
   }
 
+  /**
+   * A view of these capabilities whose post lookups are made once each and then shared: for the checks
+   * of one read-only request, never across requests (posts change).
+   */
+  withPostCache(): Capabilities {
+    const cache = new Map<number, Promise<PostCapInfo | null>>();
+    const view = Object.create(this) as Capabilities;
+    view.post = (id: unknown) => {
+      const n = Number(id);
+      if (id === undefined || id === null || !Number.isInteger(n) || n <= 0) return this.post(id);
+      let hit = cache.get(n);
+      if (!hit) {
+        hit = this.post(n);
+        cache.set(n, hit);
+      }
+      return hit;
+    };
+    return view;
+  }
+
   private async mapDeletePost(capability: string, userId: number, id: unknown): Promise<string[]> {
     const post = await this.post(id);
     if (!post) return [DO_NOT_ALLOW];

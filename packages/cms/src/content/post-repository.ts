@@ -134,6 +134,7 @@ export class PostRepository {
   /** A page of a list query and the number of matching posts. */
   async list(listQuery: PostListQuery, page: { limit: number; offset: number }, db: Db = this.db): Promise<PostPage> {
     const query = this.#tuned(listQuery);
+    if (query.search && query.search.text !== '') return this.#searchPage(query, page, db);
     let q = db
       .selectFrom('posts')
       .selectAll('posts')
@@ -146,6 +147,22 @@ export class PostRepository {
         ? page.offset + rows.length
         : await this.count(query, db);
     return { posts: rows.map((r) => toPost(r as PostRow)), total };
+  }
+
+  /**
+   * A page of a search. Matching means a text scan of every candidate (`LIKE '%term%'`), which a count
+   * would repeat; so the ids of all matches are read in one pass, in the list's order, and only the
+   * page's rows are then fetched.
+   */
+  async #searchPage(query: PostListQuery, page: { limit: number; offset: number }, db: Db): Promise<PostPage> {
+    let q = db
+      .selectFrom('posts')
+      .select('posts.id')
+      .where((eb) => postListWhere(eb, query));
+    for (const item of postListOrder(query)) q = q.orderBy(item.expr, item.direction);
+    const ids = (await q.execute()).map((r) => Number(r.id));
+    const posts = await this.findByIds(ids.slice(page.offset, page.offset + page.limit), db);
+    return { posts, total: ids.length };
   }
 
   /** The number of posts a list query matches. */

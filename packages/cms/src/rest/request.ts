@@ -17,8 +17,16 @@ export const ANONYMOUS: CurrentUser = Object.freeze({
   roles: Object.freeze([]) as readonly string[],
 });
 
-/** Decides whether a user has a (primitive or meta) capability, e.g. `can(user, 'edit_post', 12)`. */
-export type CapabilityCheck = (user: CurrentUser, capability: string, ...args: unknown[]) => Promise<boolean>;
+/**
+ * Decides whether a user has a (primitive or meta) capability, e.g. `can(user, 'edit_post', [12])`;
+ * `request` is the asking request, whose read-only lookups the check may share across its calls.
+ */
+export type CapabilityCheck = (
+  user: CurrentUser,
+  capability: string,
+  args: readonly unknown[],
+  request?: RestRequest,
+) => Promise<boolean>;
 
 /** Where a parameter came from, in WordPress's precedence order (first wins). */
 export type ParamSource = 'JSON' | 'POST' | 'GET' | 'URL' | 'defaults';
@@ -80,6 +88,7 @@ export class RestRequest {
   isEmbedded = false;
   private readonly params: Record<ParamSource, Record<string, unknown>>;
   private readonly memos = new Map<string, Promise<unknown>>();
+  private readonly locals = new Map<string, unknown>();
   private jsonParsed = false;
   private jsonError: RestError | null = null;
 
@@ -123,6 +132,21 @@ export class RestRequest {
     return new RestRequest({ ...base, method: 'GET', route, query });
   }
 
+  /** Whether the request only reads (GET or HEAD), so lookups may be shared by its steps. */
+  get isReadOnly(): boolean {
+    return this.method === 'GET' || this.method === 'HEAD';
+  }
+
+  /** A value made once per request and kept with it (e.g. a cache of lookups for a read-only request). */
+  local<T>(key: string, make: () => T): T {
+    let hit = this.locals.get(key) as T | undefined;
+    if (hit === undefined) {
+      hit = make();
+      this.locals.set(key, hit);
+    }
+    return hit;
+  }
+
   /**
    * Computes a value once per request (e.g. a post looked up by several permission checks and the
    * handler); later calls with the same key share the first promise.
@@ -143,7 +167,7 @@ export class RestRequest {
 
   /** `current_user_can()` for this request's user. */
   can(capability: string, ...args: unknown[]): Promise<boolean> {
-    return this.capabilityCheck(this.user, capability, ...args);
+    return this.capabilityCheck(this.user, capability, args, this);
   }
 
   /** A header value by case-insensitive name. */
