@@ -202,7 +202,11 @@ export function motionAt(kin: Kinematics, path: DrivePath, tS: number, out: Moti
   const g = s1 > s0 ? Math.min(1, Math.max(0, (s - s0) / (s1 - s0))) : 0;
   out.x = path.x[i]! + (path.x[i + 1]! - path.x[i]!) * g;
   out.y = path.y[i]! + (path.y[i + 1]! - path.y[i]!) * g;
-  out.headingRad = path.headingRad[i]! + (path.headingRad[i + 1]! - path.headingRad[i]!) * g;
+  // Headings are angles: interpolate the shorter way round, or a seam at +-pi (an arc's heading runs past it,
+  // the next straight piece's is wrapped) would swing the heading through the opposite direction.
+  let dh = path.headingRad[i + 1]! - path.headingRad[i]!;
+  dh -= 2 * Math.PI * Math.round(dh / (2 * Math.PI));
+  out.headingRad = path.headingRad[i]! + dh * g;
   out.curvature = path.curvature[i]! + (path.curvature[i + 1]! - path.curvature[i]!) * g;
   return out;
 }

@@ -67,6 +67,41 @@ describe('routes follow the graph', () => {
   });
 });
 
+describe('GPS course', () => {
+  it('reports the direction of travel: noise-free course agrees with the track between fixes', () => {
+    // Several routes, so that some arcs end heading west, where headings wrap around at +-180 degrees.
+    const places = Rng.from('course-test');
+    let checked = 0;
+    for (let trip = 0; trip < 6; trip++) {
+      const ends = Array.from({ length: 3 }, () => randomPlace(graph, places, 'work'));
+      const { batch } = simulateTrip({
+        ...base,
+        from: ends[0]!,
+        via: [ends[1]!],
+        to: ends[2]!,
+        seed: 100 + trip,
+        gpsHz: 10,
+        gps: { sigmaM: 0, speedSigmaMps: 0 },
+        imuHz: 0,
+      });
+      const fixes = gpsOf(batch.samples);
+      for (let i = 1; i < fixes.length - 1; i++) {
+        const [a, b] = [fixes[i - 1]!, fixes[i + 1]!];
+        const fix = fixes[i]!;
+        if (fix.headingDeg === undefined || (fix.speedMps ?? 0) < 5 || distM(a, b) < 2) continue;
+        const trackDeg = ((Math.atan2((b.lon - a.lon) * kx, (b.lat - a.lat) * ky) * 180) / Math.PI + 360) % 360;
+        const offDeg = Math.abs(((fix.headingDeg - trackDeg + 540) % 360) - 180);
+        // Within a curve the chord over 0.2 s and the tangent differ by a few degrees at most.
+        expect(offDeg, `trip ${trip} fix ${i}: course ${fix.headingDeg} vs track ${trackDeg.toFixed(1)}`).toBeLessThan(
+          15,
+        );
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(3000);
+  });
+});
+
 describe('GPS', () => {
   const clean = gpsOf(simulateTrip({ ...base, gps: { sigmaM: 0, speedSigmaMps: 0 }, imuHz: 0 }).batch.samples);
   const noisy = gpsOf(simulateTrip({ ...base, gps: { sigmaM: 5 }, imuHz: 0 }).batch.samples);
