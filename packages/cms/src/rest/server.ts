@@ -215,7 +215,8 @@ export class RestServer {
       .filter((ns) => trimmed.startsWith(ns))
       .flatMap((ns) => this.getRoutes(ns));
     if (candidates.length === 0) candidates = this.getRoutes();
-    else candidates = [...this.builtIn(), ...candidates].filter((r, i, a) => a.indexOf(r) === i);
+    // Deduplicated keeping first places (a Set: the route table has a few hundred entries).
+    else candidates = [...new Set([...this.builtIn(), ...candidates])];
     for (const route of candidates) {
       const m = route.regex.exec(path);
       if (!m) continue;
@@ -228,7 +229,10 @@ export class RestServer {
         const defaults: Record<string, unknown> = {};
         for (const [name, arg] of Object.entries(endpoint.args)) {
           // PHP's isset(): a null default is no default.
-          if (arg.default !== undefined && arg.default !== null) defaults[name] = structuredClone(arg.default);
+          // Copied so a handler cannot change the route's default; primitives need no copy.
+          if (arg.default !== undefined && arg.default !== null) {
+            defaults[name] = typeof arg.default === 'object' ? structuredClone(arg.default) : arg.default;
+          }
         }
         request.setDefaultParams(defaults);
         return { route, endpoint };
