@@ -24,7 +24,7 @@ import { setPaginationHeaders } from '../rest/pagination.ts';
 import { isNumeric, isPlainObject, parseList, toInt } from '../rest/php.ts';
 import type { RestRequest } from '../rest/request.ts';
 import { RestResponse } from '../rest/response.ts';
-import { CREATABLE, DELETABLE, EDITABLE, READABLE } from '../rest/route.ts';
+import { CREATABLE } from '../rest/route.ts';
 import type { JsonSchema, RestArg } from '../rest/schema.ts';
 import type { RestServer } from '../rest/server.ts';
 import { validateValueFromSchema } from '../rest/validation.ts';
@@ -356,53 +356,13 @@ export class MediaController extends PostsController {
   // ---- routes ----
 
   override registerRoutes(server: RestServer): void {
-    const schema = () => this.publicItemSchema();
-    server.registerRoute(
-      this.namespace,
-      `/${this.restBase}`,
-      [
-        {
-          methods: READABLE,
-          handler: (r) => this.getItems(r),
-          permission: (r) => this.getItemsPermissionsCheck(r),
-          args: this.collectionParams(),
-        },
-        {
-          methods: CREATABLE,
-          handler: (r) => this.createItem(r),
-          permission: (r) => this.createItemPermissionsCheck(r),
-          args: this.endpointArgsForItemSchema(CREATABLE),
-        },
-      ],
-      { schema },
-    );
-    server.registerRoute(
-      this.namespace,
-      `/${this.restBase}/(?P<id>[\\d]+)`,
-      [
-        {
-          methods: READABLE,
-          handler: (r) => this.getItem(r),
-          permission: (r) => this.getItemPermissionsCheck(r),
-          args: { context: this.contextParam({ default: 'view' }) },
-        },
-        {
-          methods: EDITABLE,
-          handler: (r) => this.updateItem(r),
-          permission: (r) => this.updateItemPermissionsCheck(r),
-          args: this.endpointArgsForItemSchema(EDITABLE),
-        },
-        {
-          methods: DELETABLE,
-          handler: (r) => this.deleteItem(r),
-          permission: (r) => this.deleteItemPermissionsCheck(r),
-          args: {
-            force: { type: 'boolean', default: false, description: 'Whether to bypass Trash and force deletion.' },
-          },
-        },
-      ],
-      { schema, args: { id: { description: 'Unique identifier for the post.', type: 'integer' } } },
-    );
+    this.registerCrudRoutes(server, {
+      itemReadArgs: { context: this.contextParam({ default: 'view' }) },
+      deleteArgs: {
+        force: { type: 'boolean', default: false, description: 'Whether to bypass Trash and force deletion.' },
+      },
+      idDescription: 'Unique identifier for the post.',
+    });
     server.registerRoute(this.namespace, `/${this.restBase}/(?P<id>[\\d]+)/post-process`, [
       {
         methods: CREATABLE,

@@ -34,7 +34,6 @@ import { setPaginationHeaders } from '../rest/pagination.ts';
 import { isPlainObject, parseList, toInt } from '../rest/php.ts';
 import type { RestRequest } from '../rest/request.ts';
 import { RestResponse } from '../rest/response.ts';
-import { CREATABLE, DELETABLE, EDITABLE, READABLE } from '../rest/route.ts';
 import type { JsonSchema, RestArg } from '../rest/schema.ts';
 import type { RestServer } from '../rest/server.ts';
 import { sanitizeValueFromSchema, validateValueFromSchema } from '../rest/validation.ts';
@@ -593,62 +592,18 @@ export class PostsController extends RestController {
   // ---- routes ----
 
   registerRoutes(server: RestServer): void {
-    const schema = () => this.publicItemSchema();
-    const batch = { v1: true };
-    server.registerRoute(
-      this.namespace,
-      `/${this.restBase}`,
-      [
-        {
-          methods: READABLE,
-          handler: (r) => this.getItems(r),
-          permission: (r) => this.getItemsPermissionsCheck(r),
-          args: this.collectionParams(),
-        },
-        {
-          methods: CREATABLE,
-          handler: (r) => this.createItem(r),
-          permission: (r) => this.createItemPermissionsCheck(r),
-          args: this.endpointArgsForItemSchema(CREATABLE),
-        },
-      ],
-      { schema, allowBatch: batch },
-    );
-    server.registerRoute(
-      this.namespace,
-      `/${this.restBase}/(?P<id>[\\d]+)`,
-      [
-        {
-          methods: READABLE,
-          handler: (r) => this.getItem(r),
-          permission: (r) => this.getItemPermissionsCheck(r),
-          args: {
-            context: this.contextParam({ default: 'view' }),
-            excerpt_length: { description: 'Override the default excerpt length.', type: 'integer' },
-            password: { description: 'The password for the post if it is password protected.', type: 'string' },
-          },
-        },
-        {
-          methods: EDITABLE,
-          handler: (r) => this.updateItem(r),
-          permission: (r) => this.updateItemPermissionsCheck(r),
-          args: this.endpointArgsForItemSchema(EDITABLE),
-        },
-        {
-          methods: DELETABLE,
-          handler: (r) => this.deleteItem(r),
-          permission: (r) => this.deleteItemPermissionsCheck(r),
-          args: {
-            force: { type: 'boolean', default: false, description: 'Whether to bypass Trash and force deletion.' },
-          },
-        },
-      ],
-      {
-        schema,
-        allowBatch: batch,
-        args: { id: { description: 'Unique identifier for the post.', type: 'integer' } },
+    this.registerCrudRoutes(server, {
+      itemReadArgs: {
+        context: this.contextParam({ default: 'view' }),
+        excerpt_length: { description: 'Override the default excerpt length.', type: 'integer' },
+        password: { description: 'The password for the post if it is password protected.', type: 'string' },
       },
-    );
+      deleteArgs: {
+        force: { type: 'boolean', default: false, description: 'Whether to bypass Trash and force deletion.' },
+      },
+      idDescription: 'Unique identifier for the post.',
+      batch: true,
+    });
   }
 
   // ---- helpers ----

@@ -15,7 +15,6 @@ import { setPaginationHeaders } from '../rest/pagination.ts';
 import { toInt } from '../rest/php.ts';
 import type { RestRequest } from '../rest/request.ts';
 import { RestResponse } from '../rest/response.ts';
-import { CREATABLE, DELETABLE, EDITABLE, READABLE } from '../rest/route.ts';
 import type { JsonSchema, RestArg } from '../rest/schema.ts';
 import type { RestServer } from '../rest/server.ts';
 import { emptyMetaSchema } from './meta-field.ts';
@@ -147,57 +146,17 @@ export class TermsController extends RestController {
   }
 
   registerRoutes(server: RestServer): void {
-    const schema = () => this.publicItemSchema();
-    server.registerRoute(
-      this.namespace,
-      `/${this.restBase}`,
-      [
-        {
-          methods: READABLE,
-          handler: (r) => this.getItems(r),
-          permission: (r) => this.getItemsPermissionsCheck(r),
-          args: this.collectionParams(),
+    this.registerCrudRoutes(server, {
+      itemReadArgs: { context: this.contextParam({ default: 'view' }) },
+      deleteArgs: {
+        force: {
+          type: 'boolean',
+          default: false,
+          description: 'Required to be true, as terms do not support trashing.',
         },
-        {
-          methods: CREATABLE,
-          handler: (r) => this.createItem(r),
-          permission: (r) => this.createItemPermissionsCheck(r),
-          args: this.endpointArgsForItemSchema(CREATABLE),
-        },
-      ],
-      { schema },
-    );
-    server.registerRoute(
-      this.namespace,
-      `/${this.restBase}/(?P<id>[\\d]+)`,
-      [
-        {
-          methods: READABLE,
-          handler: (r) => this.getItem(r),
-          permission: (r) => this.getItemPermissionsCheck(r),
-          args: { context: this.contextParam({ default: 'view' }) },
-        },
-        {
-          methods: EDITABLE,
-          handler: (r) => this.updateItem(r),
-          permission: (r) => this.updateItemPermissionsCheck(r),
-          args: this.endpointArgsForItemSchema(EDITABLE),
-        },
-        {
-          methods: DELETABLE,
-          handler: (r) => this.deleteItem(r),
-          permission: (r) => this.deleteItemPermissionsCheck(r),
-          args: {
-            force: {
-              type: 'boolean',
-              default: false,
-              description: 'Required to be true, as terms do not support trashing.',
-            },
-          },
-        },
-      ],
-      { schema, args: { id: { description: 'Unique identifier for the term.', type: 'integer' } } },
-    );
+      },
+      idDescription: 'Unique identifier for the term.',
+    });
   }
 
   private async getTerm(id: unknown): Promise<Term> {
@@ -224,7 +183,7 @@ export class TermsController extends RestController {
     return request.can('read_post', post.id);
   }
 
-  private async getItemsPermissionsCheck(request: RestRequest): Promise<true | RestError> {
+  async getItemsPermissionsCheck(request: RestRequest): Promise<true | RestError> {
     if (request.get('context') === 'edit' && !(await request.can(this.taxonomy.cap.edit_terms))) {
       return this.forbidden(
         'rest_forbidden_context',
@@ -247,7 +206,7 @@ export class TermsController extends RestController {
     return true;
   }
 
-  private async getItems(request: RestRequest): Promise<RestResponse> {
+  async getItems(request: RestRequest): Promise<RestResponse> {
     const perPage = toInt(request.get('per_page'));
     const page = toInt(request.get('page'));
     const offsetParam = toInt(request.get('offset'));
@@ -293,7 +252,7 @@ export class TermsController extends RestController {
     return response;
   }
 
-  private async getItemPermissionsCheck(request: RestRequest): Promise<true | RestError> {
+  async getItemPermissionsCheck(request: RestRequest): Promise<true | RestError> {
     const term = await this.getTerm(request.get('id'));
     if (request.get('context') === 'edit' && !(await request.can('edit_term', term.id))) {
       return this.forbidden('rest_forbidden_context', 'Sorry, you are not allowed to edit this term.', request);
@@ -301,11 +260,11 @@ export class TermsController extends RestController {
     return true;
   }
 
-  private async getItem(request: RestRequest): Promise<RestResponse> {
+  async getItem(request: RestRequest): Promise<RestResponse> {
     return this.prepareItemForResponse(await this.getTerm(request.get('id')), request);
   }
 
-  private async createItemPermissionsCheck(request: RestRequest): Promise<true | RestError> {
+  async createItemPermissionsCheck(request: RestRequest): Promise<true | RestError> {
     if (!(await request.can(this.taxonomy.cap.edit_terms))) {
       return this.forbidden(
         'rest_cannot_create',
@@ -343,7 +302,7 @@ export class TermsController extends RestController {
     }
   }
 
-  private async createItem(request: RestRequest): Promise<RestResponse> {
+  async createItem(request: RestRequest): Promise<RestResponse> {
     const parent = (await this.checkParent(request)) ?? 0;
     const name = String(request.get('name') ?? '').trim();
     if (name === '') throw new RestError('empty_term_name', 'A name is required for this term.', { status: 400 });
@@ -389,7 +348,7 @@ export class TermsController extends RestController {
     return response;
   }
 
-  private async updateItemPermissionsCheck(request: RestRequest): Promise<true | RestError> {
+  async updateItemPermissionsCheck(request: RestRequest): Promise<true | RestError> {
     const term = await this.getTerm(request.get('id'));
     if (!(await request.can('edit_term', term.id))) {
       return this.forbidden('rest_cannot_update', 'Sorry, you are not allowed to edit this term.', request);
@@ -397,7 +356,7 @@ export class TermsController extends RestController {
     return true;
   }
 
-  private async updateItem(request: RestRequest): Promise<RestResponse> {
+  async updateItem(request: RestRequest): Promise<RestResponse> {
     const term = await this.getTerm(request.get('id'));
     const parent = await this.checkParent(request);
     const changes: Partial<Term> = {};
@@ -438,7 +397,7 @@ export class TermsController extends RestController {
     return this.prepareItemForResponse(await this.getTerm(term.id), request);
   }
 
-  private async deleteItemPermissionsCheck(request: RestRequest): Promise<true | RestError> {
+  async deleteItemPermissionsCheck(request: RestRequest): Promise<true | RestError> {
     const term = await this.getTerm(request.get('id'));
     if (!(await request.can('delete_term', term.id))) {
       return this.forbidden('rest_cannot_delete', 'Sorry, you are not allowed to delete this term.', request);
@@ -446,7 +405,7 @@ export class TermsController extends RestController {
     return true;
   }
 
-  private async deleteItem(request: RestRequest): Promise<RestResponse> {
+  async deleteItem(request: RestRequest): Promise<RestResponse> {
     const term = await this.getTerm(request.get('id'));
     if (!request.get('force')) {
       throw new RestError('rest_trash_not_supported', "Terms do not support trashing. Set 'force=true' to delete.", {

@@ -10,9 +10,43 @@ import { sanitizeKey, sanitizeTextField } from './formatting.ts';
 import { absint } from './php.ts';
 import type { RestRequest } from './request.ts';
 import type { RestResponse } from './response.ts';
-import { CREATABLE, type HttpMethod } from './route.ts';
+import {
+  CREATABLE,
+  DELETABLE,
+  EDITABLE,
+  type HttpMethod,
+  type PermissionCallback,
+  READABLE,
+  type RestHandler,
+} from './route.ts';
 import type { JsonSchema, RestArg, RestContext } from './schema.ts';
 import type { RestServer } from './server.ts';
+
+/** The five actions of a controller with a collection route and an item route. */
+export interface CrudActions {
+  getItems: RestHandler;
+  getItemsPermissionsCheck: PermissionCallback;
+  createItem: RestHandler;
+  createItemPermissionsCheck: PermissionCallback;
+  getItem: RestHandler;
+  getItemPermissionsCheck: PermissionCallback;
+  updateItem: RestHandler;
+  updateItemPermissionsCheck: PermissionCallback;
+  deleteItem: RestHandler;
+  deleteItemPermissionsCheck: PermissionCallback;
+}
+
+/** What differs between controllers that register the usual collection and item routes. */
+export interface CrudRouteOptions {
+  /** Arguments of reading one item, besides the route's `id`. */
+  itemReadArgs: Record<string, RestArg>;
+  /** Arguments of DELETE (WordPress's `force`, with the resource's wording). */
+  deleteArgs: Record<string, RestArg>;
+  /** Description of the `id` route argument. */
+  idDescription: string;
+  /** Whether both routes accept batching (batch v1). */
+  batch?: boolean;
+}
 
 /** Keywords copied from a schema property to the endpoint argument derived from it. */
 const ARG_KEYWORDS = [
@@ -103,6 +137,59 @@ export abstract class RestController {
   abstract registerRoutes(server: RestServer): void;
 
   /** The item schema (cached). */
+  /**
+   * Registers `/{restBase}` (list, create) and `/{restBase}/{id}` (read, update, delete), the pair most
+   * WordPress controllers declare in `register_routes`; controllers with other routes add them after.
+   */
+  protected registerCrudRoutes(this: this & CrudActions, server: RestServer, options: CrudRouteOptions): void {
+    const schema = () => this.publicItemSchema();
+    const batch = options.batch ? { allowBatch: { v1: true } } : {};
+    server.registerRoute(
+      this.namespace,
+      `/${this.restBase}`,
+      [
+        {
+          methods: READABLE,
+          handler: (r) => this.getItems(r),
+          permission: (r) => this.getItemsPermissionsCheck(r),
+          args: this.collectionParams(),
+        },
+        {
+          methods: CREATABLE,
+          handler: (r) => this.createItem(r),
+          permission: (r) => this.createItemPermissionsCheck(r),
+          args: this.endpointArgsForItemSchema(CREATABLE),
+        },
+      ],
+      { schema, ...batch },
+    );
+    server.registerRoute(
+      this.namespace,
+      `/${this.restBase}/(?P<id>[\\d]+)`,
+      [
+        {
+          methods: READABLE,
+          handler: (r) => this.getItem(r),
+          permission: (r) => this.getItemPermissionsCheck(r),
+          args: options.itemReadArgs,
+        },
+        {
+          methods: EDITABLE,
+          handler: (r) => this.updateItem(r),
+          permission: (r) => this.updateItemPermissionsCheck(r),
+          args: this.endpointArgsForItemSchema(EDITABLE),
+        },
+        {
+          methods: DELETABLE,
+          handler: (r) => this.deleteItem(r),
+          permission: (r) => this.deleteItemPermissionsCheck(r),
+          args: options.deleteArgs,
+        },
+      ],
+      { schema, ...batch, args: { id: { description: options.idDescription, type: 'integer' } } },
+    );
+  }
+
   itemSchema(): JsonSchema {
     this.cachedSchema ??= this.buildItemSchema();
     return this.cachedSchema;
