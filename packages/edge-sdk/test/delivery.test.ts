@@ -104,7 +104,11 @@ describe('delivery', () => {
     const { sdk, events } = openSdk();
     const [tripId] = recordTrips(sdk, 1);
     await waitFor(() => events.filter((e) => e.type === 'uploadRetry').length >= 3);
-    expect(sdk.trip(tripId!)).toMatchObject({ state: 'pending', lastError: expect.stringMatching(/network error/) });
+    // Full jitter can make the next back-off almost zero, so the trip may already be on its next attempt:
+    // either way it is still being tried, not sent and not given up.
+    const trip = sdk.trip(tripId!);
+    expect(['pending', 'sending']).toContain(trip?.state);
+    expect(trip?.lastError).toMatch(/network error/);
     expect(server.trips.size).toBe(0);
 
     server.restore();
