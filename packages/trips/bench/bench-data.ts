@@ -12,6 +12,7 @@ import { createFleet as createStoreFleet } from '../src/store/fleets.ts';
 import { openTripsDatabase, type TripsDatabase } from '../src/store/open-trips-database.ts';
 import type { TripsSchema } from '../src/store/schema.ts';
 import { dayOf } from '../src/store/scored-trips.ts';
+import { tripItemJson } from '../src/store/trip-item.ts';
 import { createVehicle } from '../src/store/vehicles.ts';
 
 export const BENCH_CITY = { seed: 7, blocks: 30 };
@@ -144,7 +145,7 @@ async function generate(database: TripsDatabase, total: number, log: (s: string)
       const day = dayOf(startMs);
       const countKey = `${vehicle.fleet}|${day}|${tier}`;
       counts.set(countKey, (counts.get(countKey) ?? 0) + 1);
-      trips.push({
+      const row = {
         trip_id: tripId,
         fleet_id: vehicle.fleet,
         vehicle_id: vehicle.id,
@@ -169,7 +170,8 @@ async function generate(database: TripsDatabase, total: number, log: (s: string)
         theme_distraction: null,
         theme_exposure: score,
         weakest_theme: scored.weakestTheme.id,
-      });
+      };
+      trips.push({ ...row, item_json: tripItemJson(row) });
       summaries.push({ trip_id: tripId, summary_json: summaryJson });
       breakdowns.push({ trip_id: tripId, catalogue_id: catalogueId, values_json: valuesJson });
       // Routes are not benchmarked: a short one keeps the file small.

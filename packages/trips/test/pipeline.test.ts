@@ -6,6 +6,7 @@ import { createFleet } from '../src/store/fleets.ts';
 import { claimJobs } from '../src/store/job-queue.ts';
 import { TRIPS_MIGRATION_TABLE, tripsMigrations } from '../src/store/migrations.ts';
 import { claimEnvironment, type TripsDatabase } from '../src/store/open-trips-database.ts';
+import { LIST_COLUMNS, type TripItem, type TripListRow, tripItem, tripItemJson } from '../src/store/trip-item.ts';
 import { listTrips } from '../src/store/trip-list.ts';
 import { createVehicle } from '../src/store/vehicles.ts';
 import { fakeScorer } from './fixtures/fake-scorer.ts';
@@ -129,7 +130,7 @@ describe.each(testDialects())('scoring pipeline on $label', (dialect) => {
       await new ScoringWorker({ db: database, scorer: fakeScorer('fake-2'), logger: quietLogger(), clock }).drain();
       const after = await listTrips(database.db, ['fleet_p'], {}, { offset: 0, limit: 100 });
       expect(after.total).toBe(before.total);
-      expect(after.rows.filter((r) => r.trip_id === tripId)).toHaveLength(1);
+      expect(after.items.filter((j) => (JSON.parse(j) as TripItem).tripId === tripId)).toHaveLength(1);
       const row = await database.db
         .selectFrom('trips')
         .select('model_version')
@@ -193,7 +194,12 @@ describe.each(testDialects())('trip list paging on $label', (dialect) => {
           weakest_theme: 'speeding',
         });
       }
-      await db.insertInto('trips').values(rows).execute();
+      // Half the rows carry their stored item JSON, half are as a node older than migration 0003 wrote
+      // them (item_json null): pages must come out the same either way.
+      await db
+        .insertInto('trips')
+        .values(rows.map((r, i) => (i % 2 === 0 ? { ...r, item_json: tripItemJson(r as TripListRow) } : r)))
+        .execute();
       await db
         .insertInto('trip_day_counts')
         .values(
@@ -210,6 +216,9 @@ describe.each(testDialects())('trip list paging on $label', (dialect) => {
 
     it('pages through the day counts exactly like a plain ORDER BY / OFFSET, for any scope and filter', async () => {
       const db = database.db;
+      const stored = new Map(
+        (await db.selectFrom('trips').select(LIST_COLUMNS).execute()).map((r) => [r.trip_id, tripItem(r)]),
+      );
       const scopes = [['fleet_a'], ['fleet_b', 'fleet_c'], fleets];
       const filters = [
         {},
@@ -233,7 +242,9 @@ describe.each(testDialects())('trip list paging on $label', (dialect) => {
             for (let offset = 0; offset < expected.length + limit; offset += limit) {
               const page = await listTrips(db, scope, filter, { offset, limit });
               expect(page.total).toBe(expected.length);
-              seen.push(...page.rows.map((r) => r.trip_id));
+              const items = page.items.map((j) => JSON.parse(j) as TripItem);
+              for (const item of items) expect(item).toEqual(stored.get(item.tripId));
+              seen.push(...items.map((item) => item.tripId));
             }
             expect(seen, `${scope} ${JSON.stringify(filter)} limit ${limit}`).toEqual(expected);
           }

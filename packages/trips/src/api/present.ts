@@ -1,40 +1,14 @@
 import type { TripSummary } from '@svc/scoring';
-import type { TripListRow } from '../store/trip-list.ts';
+
+import type { TripListRow } from '../store/trip-item.ts';
+import { tripItem } from '../store/trip-item.ts';
+
+export { type TripItem, tripItem } from '../store/trip-item.ts';
 
 /**
- * Response shaping, one place per resource. A Trip carries the spec's eight fields plus documented
- * extensions (`endDate`, `fleetId`, `driverId`).
+ * Response shaping, one place per resource. The list item lives with the store (its JSON is stored
+ * with the trip); the single-trip resource extends it here.
  */
-export interface TripItem {
-  tripId: string;
-  overallScore: number;
-  tier: string;
-  mapMatched: boolean;
-  distanceKm: number;
-  durationMin: number;
-  startDate: string;
-  vehicle: string;
-  endDate: string;
-  fleetId: string;
-  driverId: string | null;
-}
-
-/** A list row as a Trip item. */
-export function tripItem(row: TripListRow): TripItem {
-  return {
-    tripId: row.trip_id,
-    overallScore: row.overall_score,
-    tier: row.tier,
-    mapMatched: row.map_matched === 1,
-    distanceKm: row.distance_km,
-    durationMin: row.duration_min,
-    startDate: new Date(Number(row.start_ms)).toISOString(),
-    vehicle: row.plate,
-    endDate: new Date(Number(row.end_ms)).toISOString(),
-    fleetId: row.fleet_id,
-    driverId: row.driver_id,
-  };
-}
 
 /** Paths of a trip's sub-resources, relative to the host the client called (same in both environments). */
 export function tripLinks(tripId: string, plate: string) {

@@ -1,5 +1,6 @@
 import { dialectOf } from '@svc/platform';
 import { type Kysely, type Migration, sql } from 'kysely';
+import { tripItemJson as itemJsonOf, LIST_COLUMNS, type TripListRow } from './trip-item.ts';
 
 /** Name of the table recording applied migrations (services may share a PostgreSQL database). */
 export const TRIPS_MIGRATION_TABLE = 'trips_migrations';
@@ -237,8 +238,41 @@ const tripsVersionAndNarrowRows: Migration = {
   },
 };
 
+/**
+ * Each trip stores its list item's JSON, and a covering index holds it in list order, so a page of
+ * `GET /v1/trips` is read from about a page of index entries and sent without re-serialising anything.
+ * Existing rows are filled in batches by the same function the writer uses.
+ */
+const tripItemJson: Migration = {
+  async up(db: AnyDb) {
+    await db.schema.alterTable('trips').addColumn('item_json', 'text').execute();
+    for (;;) {
+      const rows = (await db
+        .selectFrom('trips')
+        .select([...LIST_COLUMNS])
+        .where('item_json', 'is', null)
+        .limit(2000)
+        .execute()) as TripListRow[];
+      if (rows.length === 0) break;
+      for (const row of rows) {
+        await db
+          .updateTable('trips')
+          .set({ item_json: itemJsonOf(row) })
+          .where('trip_id', '=', row.trip_id)
+          .execute();
+      }
+    }
+    await db.schema
+      .createIndex('trips_list_items')
+      .on('trips')
+      .columns(['fleet_id', 'start_ms desc', 'trip_id desc', 'item_json'])
+      .execute();
+  },
+};
+
 /** Every migration of the trip store, in order; the same set runs on SQLite and PostgreSQL. */
 export const tripsMigrations: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_trips_version_narrow_rows': tripsVersionAndNarrowRows,
+  '0003_trip_item_json': tripItemJson,
 };

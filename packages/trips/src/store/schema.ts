@@ -153,6 +153,11 @@ export interface TripsTable {
   theme_distraction: number | null;
   theme_exposure: number | null;
   weakest_theme: string;
+  /**
+   * The trip's list item as JSON (see store/trip-item.ts), written with the row; null only on a row
+   * written by a version older than migration 0003 while it runs.
+   */
+  item_json: string | null;
 }
 
 /** The scoring engine's TripSummary of a scored trip, as JSON (kept out of the narrow trips rows). */

@@ -4,6 +4,7 @@ import { encodeBreakdown } from '../scoring/breakdown-codec.ts';
 import { routeGeoJson } from '../scoring/route-geojson.ts';
 import { tierOf } from '../scoring/tiers.ts';
 import type { TripsSchema } from './schema.ts';
+import { tripItemJson } from './trip-item.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -87,35 +88,36 @@ export async function writeScoredTrip(
     const column = THEME_COLUMN[theme.id];
     if (column) themeValues[column] = theme.available ? theme.themeScore : null;
   }
+  const row = {
+    trip_id: upload.tripId,
+    fleet_id: upload.fleetId,
+    vehicle_id: upload.vehicleId,
+    plate: upload.plate,
+    driver_id: upload.driverId,
+    start_ms: scored.startMs,
+    end_ms: scored.endMs,
+    start_day: startDay,
+    overall_score: scored.overallScore,
+    tier,
+    map_matched: scored.mapMatched ? 1 : 0,
+    matched_share: scored.matchedShare,
+    distance_km: scored.distanceKm,
+    duration_min: scored.durationMin,
+    machine_type: scored.machineType ?? null,
+    model_version: scored.modelVersion,
+    scored_at_ms: options.nowMs,
+    theme_speeding: null,
+    theme_braking: null,
+    theme_acceleration: null,
+    theme_cornering: null,
+    theme_distraction: null,
+    theme_exposure: null,
+    ...themeValues,
+    weakest_theme: scored.weakestTheme.id,
+  };
   await trx
     .insertInto('trips')
-    .values({
-      trip_id: upload.tripId,
-      fleet_id: upload.fleetId,
-      vehicle_id: upload.vehicleId,
-      plate: upload.plate,
-      driver_id: upload.driverId,
-      start_ms: scored.startMs,
-      end_ms: scored.endMs,
-      start_day: startDay,
-      overall_score: scored.overallScore,
-      tier,
-      map_matched: scored.mapMatched ? 1 : 0,
-      matched_share: scored.matchedShare,
-      distance_km: scored.distanceKm,
-      duration_min: scored.durationMin,
-      machine_type: scored.machineType ?? null,
-      model_version: scored.modelVersion,
-      scored_at_ms: options.nowMs,
-      theme_speeding: null,
-      theme_braking: null,
-      theme_acceleration: null,
-      theme_cornering: null,
-      theme_distraction: null,
-      theme_exposure: null,
-      ...themeValues,
-      weakest_theme: scored.weakestTheme.id,
-    })
+    .values({ ...row, item_json: tripItemJson(row) })
     .execute();
   await trx
     .insertInto('trip_summaries')

@@ -1,6 +1,8 @@
 import type { Kysely, SelectQueryBuilder } from 'kysely';
+import { arg, runShape } from './query-shapes.ts';
 import type { TripsSchema } from './schema.ts';
 import { dayOf } from './scored-trips.ts';
+import { LIST_COLUMNS, tripItemJson } from './trip-item.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -15,38 +17,11 @@ export interface TripListFilter {
   toMs?: number | undefined;
 }
 
-export interface TripListRow {
-  trip_id: string;
-  fleet_id: string;
-  plate: string;
-  driver_id: string | null;
-  start_ms: number;
-  end_ms: number;
-  overall_score: number;
-  tier: string;
-  map_matched: number;
-  distance_km: number;
-  duration_min: number;
-}
-
 export interface TripListPage {
-  rows: TripListRow[];
+  /** The page's Trip items as JSON, newest first. */
+  items: string[];
   total: number;
 }
-
-const LIST_COLUMNS = [
-  'trip_id',
-  'fleet_id',
-  'plate',
-  'driver_id',
-  'start_ms',
-  'end_ms',
-  'overall_score',
-  'tier',
-  'map_matched',
-  'distance_km',
-  'duration_min',
-] as const;
 
 type TripsQuery = SelectQueryBuilder<TripsSchema, 'trips', object>;
 
@@ -66,9 +41,9 @@ export async function listTrips(
   filter: TripListFilter,
   page: { offset: number; limit: number },
 ): Promise<TripListPage> {
-  if (fleets.length === 0) return { rows: [], total: 0 };
+  if (fleets.length === 0) return { items: [], total: 0 };
   if (filter.fromMs !== undefined && filter.toMs !== undefined && filter.fromMs >= filter.toMs) {
-    return { rows: [], total: 0 };
+    return { items: [], total: 0 };
   }
   return db.transaction().execute(async (trx) => {
     if (filter.plate !== undefined || filter.driverId !== undefined) return listDirect(trx, fleets, filter, page);
@@ -144,31 +119,82 @@ async function listDirect(
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();
   const total = Number(n);
-  if (page.offset >= total) return { rows: [], total };
-  const ids = scoped(db, fleets, filter)
-    .select('trip_id')
+  if (page.offset >= total) return { items: [], total };
+  const keys = await scoped(db, fleets, filter)
+    .select(['start_ms', 'trip_id'])
     .orderBy('start_ms', 'desc')
     .orderBy('trip_id', 'desc')
     .limit(page.limit)
-    .offset(page.offset);
-  return { rows: await rowsOf(db, ids), total };
+    .offset(page.offset)
+    .execute();
+  return { items: await itemsOf(db, fleets, keys, false), total };
 }
 
+type PageKey = { start_ms: number | string; trip_id: string };
+
 /**
- * The page's rows, in order. The ids are chosen on the index alone (sorting a day's worth of index
- * entries is cheap; sorting a day's worth of full rows is not), then only those rows are read.
+ * The stored item JSON of the page's trips, in the page's order. The page's keys come first, from the
+ * narrow list index (an index-only sort of at most a day or two of entries); the items are then read
+ * from the covering index `trips_list_items` over exactly the page's time span, so only about a page of
+ * index entries is read and no table row is touched. A trip stored before `item_json` existed (a node
+ * of an older version writing during an upgrade) is serialised from its columns instead.
  */
-async function rowsOf(
+async function itemsOf(
   db: Kysely<TripsSchema>,
-  ids: SelectQueryBuilder<TripsSchema, 'trips', { trip_id: string }>,
-): Promise<TripListRow[]> {
-  return db
-    .selectFrom('trips')
-    .select(LIST_COLUMNS)
-    .where('trip_id', 'in', ids)
-    .orderBy('start_ms', 'desc')
-    .orderBy('trip_id', 'desc')
-    .execute();
+  fleets: readonly string[],
+  keys: PageKey[],
+  dense: boolean,
+): Promise<string[]> {
+  if (keys.length === 0) return [];
+  const newest = Number(keys[0]!.start_ms);
+  const oldest = Number(keys[keys.length - 1]!.start_ms);
+  const rows = dense
+    ? await runShape(
+        db,
+        `list-items:${fleets.length}`,
+        () =>
+          db
+            .selectFrom('trips')
+            .select(['trip_id', 'item_json'])
+            .where(
+              'fleet_id',
+              'in',
+              fleets.map((_, i) => arg(i + 2)),
+            )
+            .where('start_ms', '>=', arg(0) as unknown as number)
+            .where('start_ms', '<=', arg(1) as unknown as number),
+        [oldest, newest, ...fleets],
+      )
+    : await db
+        .selectFrom('trips')
+        .select(['trip_id', 'item_json'])
+        .where(
+          'trip_id',
+          'in',
+          keys.map((k) => k.trip_id),
+        )
+        .where('fleet_id', 'in', fleets)
+        .execute();
+  const byId = new Map<string, string | null>();
+  for (const row of rows) byId.set(row.trip_id, row.item_json);
+  const missing = keys.filter((k) => !byId.get(k.trip_id)).map((k) => k.trip_id);
+  if (missing.length > 0) {
+    const legacy = await db
+      .selectFrom('trips')
+      .select(LIST_COLUMNS)
+      .where('trip_id', 'in', missing)
+      .where('fleet_id', 'in', fleets)
+      .execute();
+    for (const row of legacy) byId.set(row.trip_id, tripItemJson(row));
+  }
+  const items: string[] = [];
+  for (const key of keys) {
+    const item = byId.get(key.trip_id);
+    // A trip deleted between the two reads (they share a transaction, so only on a dialect without
+    // snapshot reads) is left out rather than served half.
+    if (item) items.push(item);
+  }
+  return items;
 }
 
 async function listByDay(
@@ -200,7 +226,7 @@ async function listByDay(
 
   let total = 0;
   for (const b of buckets) total += b.n;
-  if (page.offset >= total) return { rows: [], total };
+  if (page.offset >= total) return { items: [], total };
 
   // Find the newest day holding the page's first row and the oldest day holding its last row.
   const lastIndex = Math.min(page.offset + page.limit, total) - 1;
@@ -219,15 +245,16 @@ async function listByDay(
     }
     before += b.n;
   }
-  if (highDay === undefined || lowDay === undefined) return { rows: [], total };
+  if (highDay === undefined || lowDay === undefined) return { items: [], total };
 
-  const ids = scoped(db, fleets, filter)
+  const keys = await scoped(db, fleets, filter)
     .where('start_ms', '>=', lowDay * DAY_MS)
     .where('start_ms', '<', (highDay + 1) * DAY_MS)
-    .select('trip_id')
+    .select(['start_ms', 'trip_id'])
     .orderBy('start_ms', 'desc')
     .orderBy('trip_id', 'desc')
     .limit(page.limit)
-    .offset(skip);
-  return { rows: await rowsOf(db, ids), total };
+    .offset(skip)
+    .execute();
+  return { items: await itemsOf(db, fleets, keys, filter.tiers === undefined), total };
 }
