@@ -5,6 +5,7 @@ import { ForbiddenError, InvalidInputError, UnauthenticatedError } from '../erro
 import { newTokenId } from '../ids.ts';
 import { requireFleet } from './fleets.ts';
 import type { TripsDb } from './open-trips-database.ts';
+import { arg, runShape } from './query-shapes.ts';
 
 export interface ApiTokenInfo {
   tokenId: string;
@@ -155,20 +156,25 @@ export async function authenticateApiToken(
     );
   }
   // One statement per request: the token and its fleets together (one row per fleet).
-  const rows = await db
-    .selectFrom('api_tokens')
-    .leftJoin('api_token_fleets', 'api_token_fleets.token_id', 'api_tokens.token_id')
-    .select([
-      'api_tokens.token_id',
-      'api_tokens.is_admin',
-      'api_tokens.expires_at_ms',
-      'api_tokens.revoked_at_ms',
-      'api_tokens.rate_limit_per_min',
-      'api_tokens.environment',
-      'api_token_fleets.fleet_id',
-    ])
-    .where('api_tokens.token_hash', '=', hashSecret(secret))
-    .execute();
+  const rows = await runShape(
+    db,
+    'authenticate-api-token',
+    () =>
+      db
+        .selectFrom('api_tokens')
+        .leftJoin('api_token_fleets', 'api_token_fleets.token_id', 'api_tokens.token_id')
+        .select([
+          'api_tokens.token_id',
+          'api_tokens.is_admin',
+          'api_tokens.expires_at_ms',
+          'api_tokens.revoked_at_ms',
+          'api_tokens.rate_limit_per_min',
+          'api_tokens.environment',
+          'api_token_fleets.fleet_id',
+        ])
+        .where('api_tokens.token_hash', '=', arg(0)),
+    [hashSecret(secret)],
+  );
   const row = rows[0];
   if (!row || row.environment !== environment) throw new UnauthenticatedError('unknown access token');
   if (row.revoked_at_ms !== null) throw new UnauthenticatedError('access token has been revoked');

@@ -73,11 +73,14 @@ async function dayBuckets(
   tiers: string[] | undefined,
   cache: Map<string, Buckets>,
 ): Promise<Buckets> {
-  const { version } = await db
-    .selectFrom('trips_version')
-    .select('version')
-    .where('id', '=', 1)
-    .executeTakeFirstOrThrow();
+  const [row] = await runShape(
+    db,
+    'trips-version',
+    () => db.selectFrom('trips_version').select('version').where('id', '=', 1),
+    [],
+  );
+  if (!row) throw new Error('trips_version has no row: the store was not migrated');
+  const version = row.version;
   const key = `${version}|${fleets.join(',')}|${tiers?.join(',') ?? '*'}`;
   const hit = cache.get(key);
   if (hit) {
@@ -247,14 +250,39 @@ async function listByDay(
   }
   if (highDay === undefined || lowDay === undefined) return { items: [], total };
 
-  const keys = await scoped(db, fleets, filter)
-    .where('start_ms', '>=', lowDay * DAY_MS)
-    .where('start_ms', '<', (highDay + 1) * DAY_MS)
-    .select(['start_ms', 'trip_id'])
-    .orderBy('start_ms', 'desc')
-    .orderBy('trip_id', 'desc')
-    .limit(page.limit)
-    .offset(skip)
-    .execute();
+  // The date filter is within [lowDay, highDay] or narrower; both bounds are always set here, so the
+  // statement's shape depends only on how many fleets and tiers it names.
+  const from = Math.max(lowDay * DAY_MS, filter.fromMs ?? Number.NEGATIVE_INFINITY);
+  const to = Math.min((highDay + 1) * DAY_MS, filter.toMs ?? Number.POSITIVE_INFINITY);
+  const tiers = filter.tiers ?? [];
+  const keys = await runShape(
+    db,
+    `page-keys:${fleets.length}:${filter.tiers === undefined ? '*' : tiers.length}`,
+    () => {
+      let q = db
+        .selectFrom('trips')
+        .select(['start_ms', 'trip_id'])
+        .where(
+          'fleet_id',
+          'in',
+          fleets.map((_, i) => arg(4 + i)),
+        )
+        .where('start_ms', '>=', arg(0) as unknown as number)
+        .where('start_ms', '<', arg(1) as unknown as number);
+      if (filter.tiers !== undefined) {
+        q = q.where(
+          'tier',
+          'in',
+          tiers.map((_, i) => arg(4 + fleets.length + i)),
+        );
+      }
+      return q
+        .orderBy('start_ms', 'desc')
+        .orderBy('trip_id', 'desc')
+        .limit(arg(2) as unknown as number)
+        .offset(arg(3) as unknown as number);
+    },
+    [from, to, page.limit, skip, ...fleets, ...tiers],
+  );
   return { items: await itemsOf(db, fleets, keys, filter.tiers === undefined), total };
 }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { breakdownJson, type Catalogue } from '../scoring/breakdown-codec.ts';
+import { arg, runShape } from './query-shapes.ts';
 import type { TripsSchema } from './schema.ts';
 
 /** Catalogues never change once written (their id is a content hash), so they are cached for good. */
@@ -40,19 +41,28 @@ export async function findBreakdownJson(
   tripId: string,
 ): Promise<string | null> {
   if (fleets.length === 0) return null;
-  const row = await db
-    .selectFrom('trips')
-    .innerJoin('trip_breakdowns', 'trip_breakdowns.trip_id', 'trips.trip_id')
-    .select([
-      'trips.overall_score',
-      'trips.map_matched',
-      'trips.weakest_theme',
-      'trip_breakdowns.catalogue_id',
-      'trip_breakdowns.values_json',
-    ])
-    .where('trips.trip_id', '=', tripId)
-    .where('trips.fleet_id', 'in', fleets)
-    .executeTakeFirst();
+  const [row] = await runShape(
+    db,
+    `breakdown:${fleets.length}`,
+    () =>
+      db
+        .selectFrom('trips')
+        .innerJoin('trip_breakdowns', 'trip_breakdowns.trip_id', 'trips.trip_id')
+        .select([
+          'trips.overall_score',
+          'trips.map_matched',
+          'trips.weakest_theme',
+          'trip_breakdowns.catalogue_id',
+          'trip_breakdowns.values_json',
+        ])
+        .where('trips.trip_id', '=', arg(0))
+        .where(
+          'trips.fleet_id',
+          'in',
+          fleets.map((_, i) => arg(i + 1)),
+        ),
+    [tripId, ...fleets],
+  );
   if (!row) return null;
   const cat = await catalogue(db, row.catalogue_id);
   if (!cat) throw new Error(`score catalogue ${row.catalogue_id} of ${tripId} is missing`);
@@ -83,12 +93,12 @@ export async function findRouteGeoJson(
 
 /** Labels of the six themes from the newest catalogue (they belong to the scoring model). */
 export async function themeLabels(db: Kysely<TripsSchema>): Promise<Map<string, string>> {
-  const row = await db
-    .selectFrom('score_catalogues')
-    .select('catalogue_id')
-    .orderBy('created_at_ms', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+  const [row] = await runShape(
+    db,
+    'newest-catalogue',
+    () => db.selectFrom('score_catalogues').select('catalogue_id').orderBy('created_at_ms', 'desc').limit(1),
+    [],
+  );
   const labels = new Map<string, string>();
   if (!row) return labels;
   const cat = await catalogue(db, row.catalogue_id);
