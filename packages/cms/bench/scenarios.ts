@@ -42,6 +42,11 @@ export function scenarioPath(scenario: Scenario, target: BenchTarget): string {
 /** Ids on our side of the data the posts scenarios use (the oracle has its own, fixed ones). */
 const posts = { anchor: 0, anchorPath: '/', category: 0, tags: [] as number[] };
 
+/** Sets those ids when the data was prepared by an earlier run (bench/inject.ts reuses its database). */
+export function setPreparedIds(ids: typeof posts): void {
+  Object.assign(posts, ids);
+}
+
 /** The JPEG the upload scenario sends: 1600x1200, so every default sub-size up to 1536 is made. */
 let uploadJpeg: Buffer = Buffer.alloc(0);
 

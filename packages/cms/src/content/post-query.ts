@@ -208,6 +208,16 @@ function taxWhere(eb: Eb, clause: TaxClause): Expression<SqlBool> {
   );
 }
 
+/**
+ * Whether the access clause can only repeat the status filter: in the read mode published posts are
+ * readable by everyone, so a list of published posts needs no per-row access check (and SQLite then
+ * counts from the index alone).
+ */
+function publishedOnlyRead(q: PostListQuery, a: PostAccess): boolean {
+  if (a.mode !== 'read') return false;
+  return q.statuses.length === 0 || q.statuses.every((s) => s === 'publish');
+}
+
 /** The WHERE clause of a list query. */
 export function postListWhere(eb: Eb, q: PostListQuery): Expression<SqlBool> {
   const and: Expression<SqlBool>[] = [eb('posts.type', '=', q.type)];
@@ -244,7 +254,7 @@ export function postListWhere(eb: Eb, q: PostListQuery): Expression<SqlBool> {
     taxParts.push(eb.or(ors));
   }
   if (taxParts.length > 0) and.push(eb.and(taxParts));
-  if (q.access) and.push(accessWhere(eb, q.access));
+  if (q.access && !publishedOnlyRead(q, q.access)) and.push(accessWhere(eb, q.access));
   return eb.and(and);
 }
 

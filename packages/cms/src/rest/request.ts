@@ -71,7 +71,7 @@ const EMPTY_CAN: CapabilityCheck = async () => false;
  * merged with WordPress's precedence: JSON body > form body > query string > URL (path) > defaults.
  */
 export class RestRequest {
-  method: string;
+  #method: string;
   readonly route: string;
   readonly headers: Record<string, string>;
   readonly body: string;
@@ -91,9 +91,12 @@ export class RestRequest {
   private readonly locals = new Map<string, unknown>();
   private jsonParsed = false;
   private jsonError: RestError | null = null;
+  /** get_parameter_order() for the current method (every parameter read consults it). */
+  #order: ParamSource[] | null = null;
+  #contentType: string | undefined;
 
   constructor(init: RestRequestInit) {
-    this.method = init.method.toUpperCase();
+    this.#method = init.method.toUpperCase();
     this.route = init.route;
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(init.headers ?? {})) {
@@ -130,6 +133,16 @@ export class RestRequest {
     }
     if (!route) return null;
     return new RestRequest({ ...base, method: 'GET', route, query });
+  }
+
+  /** The HTTP method (`_method` and X-HTTP-Method-Override may change it after construction). */
+  get method(): string {
+    return this.#method;
+  }
+
+  set method(value: string) {
+    if (value !== this.#method) this.#order = null;
+    this.#method = value;
   }
 
   /** Whether the request only reads (GET or HEAD), so lookups may be shared by its steps. */
@@ -177,7 +190,8 @@ export class RestRequest {
 
   /** The media type of the body, lower-case, without parameters. */
   get contentType(): string {
-    return (this.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+    this.#contentType ??= (this.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+    return this.#contentType;
   }
 
   /** wp_is_json_media_type() on the Content-Type header. */
@@ -209,6 +223,7 @@ export class RestRequest {
 
   /** The sources consulted for a parameter, highest precedence first (get_parameter_order). */
   parameterOrder(): ParamSource[] {
+    if (this.#order) return this.#order;
     const order: ParamSource[] = [];
     if (this.isJsonContentType) order.push('JSON');
     this.parseJson();
@@ -223,6 +238,7 @@ export class RestRequest {
     }
     if (['POST', 'PUT', 'PATCH', 'DELETE'].includes(this.method)) order.push('POST');
     order.push('GET', 'URL', 'defaults');
+    this.#order = order;
     return order;
   }
 
