@@ -35,15 +35,21 @@ function startProcess(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   return new Promise((resolve, reject) => {
-    let seen = '';
+    let seen: string | null = '';
     const onData = (chunk: Buffer) => {
+      if (seen === null) return;
       seen += chunk.toString();
       const m = /listening (\d+)/.exec(seen);
-      if (m) resolve({ child, port: Number(m[1]) });
+      if (m) {
+        // From here on the server's output (a log line per request) is drained and dropped: keeping it
+        // would cost this process, which also runs the load generator, time and memory.
+        seen = null;
+        resolve({ child, port: Number(m[1]) });
+      }
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}: ${seen.slice(-1000)}`)));
+    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}: ${seen?.slice(-1000) ?? ''}`)));
   });
 }
 
