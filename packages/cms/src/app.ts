@@ -5,11 +5,13 @@
  */
 import { createHttpApp, type Database, type Logger, registerOpsRoutes } from '@svc/platform';
 import type { FastifyInstance } from 'fastify';
+import type { Kysely } from 'kysely';
 import { Authenticator } from './auth/authenticate.ts';
 import { Capabilities } from './auth/capabilities.ts';
 import type { CmsConfig } from './config.ts';
 import { modules } from './controllers/index.ts';
 import { ApplicationPasswordsRepository } from './db/application-passwords-repository.ts';
+import { ForeignWriteWatcher } from './db/foreign-writes.ts';
 import { OptionsRepository } from './db/options-repository.ts';
 import type { CmsDatabase } from './db/schema.ts';
 import { TermsRepository } from './db/terms-repository.ts';
@@ -128,6 +130,16 @@ export async function buildApp(deps: BuildAppDeps): Promise<CmsApp> {
   for (const module of modules) await module.register(ctx);
 
   const app = createHttpApp({ logger, bodyLimit: 10 * 1024 * 1024 });
+  if (database.dialect === 'sqlite') {
+    // Cluster workers (and the CLI) write to the same file: drop this process's caches when they do.
+    const watcher = new ForeignWriteWatcher(db as Kysely<unknown>, () => {
+      options.invalidate();
+      auth.forgetAll();
+    });
+    app.addHook('onRequest', async () => {
+      await watcher.check();
+    });
+  }
   registerOpsRoutes(app, { readiness: () => database.ping() });
   await mountRestApi(app, server, ctx.siteRoot ? { siteRoot: ctx.siteRoot } : {});
   for (const module of modules) await module.registerHttp?.(app, ctx);

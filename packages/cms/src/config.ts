@@ -30,6 +30,15 @@ export const cmsConfigSpec = {
     doc: 'Email of the administrator created on first start',
   }),
   seedSample: env('CMS_SEED_SAMPLE', booleanSchema(true), { doc: 'Create a little sample content on first start' }),
+  workers: env(
+    'CMS_WORKERS',
+    z.coerce
+      .number({ error: 'must be an integer, 0 or more' })
+      .int({ error: 'must be an integer, 0 or more' })
+      .min(0, { error: 'must be an integer, 0 or more' })
+      .default(0),
+    { doc: 'Processes serving the API on the one port (`serve`); 0 = one per CPU, 1 = a single process' },
+  ),
 } as const;
 
 export type CmsConfig = ConfigOf<typeof cmsConfigSpec>;

@@ -1,14 +1,35 @@
-/** Starts the CMS service: configuration, database, app, listening, first-run install. */
-import { createLogger, serve } from '@svc/platform';
+/**
+ * Starts the CMS service: configuration, database, app, listening, first-run install. With
+ * `CMS_WORKERS` other than 1 (default: one per CPU) a cluster primary applies the migrations and the
+ * first-run install once, then forks the workers, which all serve the one port (Node's cluster shares
+ * the listening socket). Workers share nothing but the database: per-post caches are keyed by the row's
+ * version, and on SQLite every request first checks `data_version` to drop the option and credential
+ * caches when another process wrote (src/db/foreign-writes.ts).
+ */
+import cluster, { type Worker } from 'node:cluster';
+import { createServer } from 'node:net';
+import { availableParallelism } from 'node:os';
+import { createLogger, type Logger, serve } from '@svc/platform';
 import { buildApp } from './app.ts';
-import { installIfNeeded } from './bootstrap.ts';
-import { loadCmsConfig, resolveSecret } from './config.ts';
+import { type FirstRunCredentials, installIfNeeded } from './bootstrap.ts';
+import { type CmsConfig, loadCmsConfig, resolveSecret } from './config.ts';
 import { openCmsDatabase } from './db/connection.ts';
+
+/** The IPC message a worker shuts down on (a signal could arrive twice: from the terminal and the primary). */
+const SHUTDOWN_MESSAGE = 'cms:shutdown';
 
 /** Runs the service until SIGTERM/SIGINT. */
 export async function startCms(): Promise<void> {
   const config = loadCmsConfig();
   const logger = createLogger({ level: config.logLevel, name: 'cms' });
+  if (cluster.isWorker) return startWorker(config, logger);
+  const workers = config.workers === 0 ? availableParallelism() : config.workers;
+  if (workers <= 1) return startSingle(config, logger);
+  return startPrimary(config, logger, workers);
+}
+
+/** One process: listen, then install on the first start. */
+async function startSingle(config: CmsConfig, logger: Logger): Promise<void> {
   const secret = resolveSecret(config);
   const database = await openCmsDatabase(config);
   const cms = await buildApp({ config, database, logger, secret });
@@ -23,10 +44,111 @@ export async function startCms(): Promise<void> {
   cms.ctx.options.setDefault('siteurl', siteUrl);
   cms.ctx.options.setDefault('home', siteUrl);
   const first = await installIfNeeded(cms, config);
+  announce(running.url, running.port, siteUrl, database.location, first);
+}
+
+/** A cluster worker: the primary already migrated and installed; serve until told to stop. */
+async function startWorker(config: CmsConfig, logger: Logger): Promise<void> {
+  const secret = resolveSecret(config);
+  const database = await openCmsDatabase(config);
+  const cms = await buildApp({ config, database, logger, secret });
+  const running = await serve(cms.app, {
+    host: config.host,
+    port: config.port,
+    logger,
+    shutdownTimeoutMs: config.shutdownTimeoutMs,
+    onShutdown: [() => database.close()],
+    onExit: (code) => {
+      process.exitCode = code;
+      // The IPC channel to the primary would keep the process alive.
+      process.disconnect?.();
+      setTimeout(() => process.exit(code), 1000).unref();
+    },
+  });
+  const siteUrl = (config.siteUrl ?? running.url).replace(/\/+$/, '');
+  cms.ctx.options.setDefault('siteurl', siteUrl);
+  cms.ctx.options.setDefault('home', siteUrl);
+  process.on('message', (message) => {
+    if (message === SHUTDOWN_MESSAGE) void running.shutdown('primary');
+  });
+  process.on('disconnect', () => void running.shutdown('primary gone'));
+}
+
+/** The cluster primary: migrations and first-run install, then the workers; stops them on a signal. */
+async function startPrimary(config: CmsConfig, logger: Logger, count: number): Promise<void> {
+  // Every worker must listen on the same port, so a port chosen by the OS is chosen here, once.
+  const port = config.port === 0 ? await freePort(config.host) : config.port;
+  const url = `http://${urlHost(config.host)}:${port}`;
+  const siteUrl = (config.siteUrl ?? url).replace(/\/+$/, '');
+  const secret = resolveSecret(config);
+  const database = await openCmsDatabase(config);
+  let first: FirstRunCredentials | null;
+  try {
+    const cms = await buildApp({ config, database, logger, secret });
+    cms.ctx.options.setDefault('siteurl', siteUrl);
+    cms.ctx.options.setDefault('home', siteUrl);
+    first = await installIfNeeded(cms, config);
+    await cms.app.close();
+  } finally {
+    await database.close();
+  }
+
+  let stopping = false;
+  let exitCode = 0;
+  let ready = 0;
+  const env = { CMS_PORT: String(port) };
+  const workers = new Set<Worker>();
+  const fork = () => {
+    const worker = cluster.fork(env);
+    workers.add(worker);
+    return worker;
+  };
+  const stopAll = (reason: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ reason, workers: workers.size }, 'stopping the workers');
+    for (const worker of workers) if (worker.isConnected()) worker.send(SHUTDOWN_MESSAGE);
+    setTimeout(() => {
+      for (const worker of workers) worker.process.kill('SIGKILL');
+    }, config.shutdownTimeoutMs + 5000).unref();
+  };
+  await new Promise<void>((resolve, reject) => {
+    cluster.on('listening', () => {
+      if (++ready === count) resolve();
+    });
+    cluster.on('exit', (worker, code, signal) => {
+      workers.delete(worker);
+      if (stopping) {
+        if (code !== 0) exitCode = 1;
+        if (workers.size === 0) process.exit(exitCode);
+        return;
+      }
+      if (ready < count) {
+        // A worker that cannot start (port taken, database unreachable) would fail again: give up.
+        exitCode = 1;
+        stopAll('a worker failed to start');
+        if (workers.size === 0) process.exit(1);
+        reject(new Error(`a worker exited (${code ?? signal}) before listening`));
+        return;
+      }
+      logger.error({ pid: worker.process.pid, code, signal }, 'worker died; starting another');
+      fork();
+    });
+    for (let i = 0; i < count; i++) fork();
+  });
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => stopAll(signal));
+  announce(url, port, siteUrl, `${database.location}, ${count} workers`, first);
+}
+
+function announce(
+  url: string,
+  port: number,
+  siteUrl: string,
+  location: string,
+  first: FirstRunCredentials | null,
+): void {
   const out = process.stdout;
-  out.write(
-    `cms: listening on ${running.url} (port ${running.port}); REST API at ${siteUrl}/cms-json/ (${database.location})\n`,
-  );
+  out.write(`cms: listening on ${url} (port ${port}); REST API at ${siteUrl}/cms-json/ (${location})\n`);
   if (first) {
     out.write('cms: first start, created the administrator (shown once, store it now):\n');
     out.write(`cms:   login                ${first.login}\n`);
@@ -36,4 +158,22 @@ export async function startCms(): Promise<void> {
       `cms:   try: curl -u '${first.login}:${first.applicationPassword}' ${siteUrl}/cms-json/cms/v2/users/me\n`,
     );
   }
+}
+
+function urlHost(host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/** A port the OS considers free on `host` right now. */
+function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen({ host, port: 0 }, () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
 }

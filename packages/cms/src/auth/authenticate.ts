@@ -54,6 +54,11 @@ export class Authenticator {
     for (const [key, entry] of this.cache) if (entry.user.id === userId) this.cache.delete(key);
   }
 
+  /** Forgets every remembered credential (another process wrote to the database). */
+  forgetAll(): void {
+    this.cache.clear();
+  }
+
   /** Authenticates the request's Authorization header. */
   async authenticate(request: RestRequest): Promise<AuthResult> {
     const header = request.header('authorization');

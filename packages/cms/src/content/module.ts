@@ -165,6 +165,12 @@ export const contentModule: CmsModule = {
     runtime.scheduler.start();
     void runtime.scheduler.refresh();
   },
+  registerHttp(app, ctx) {
+    // Closing the app (shutdown, or the cluster primary after the first-run install) stops the timers.
+    app.addHook('onClose', async () => {
+      runtimes.get(ctx)?.scheduler.stop();
+    });
+  },
   async seed(ctx, info) {
     const runtime = runtimes.get(ctx) ?? createContentRuntime(ctx);
     await seedSampleContent(runtime.service, info.adminId);

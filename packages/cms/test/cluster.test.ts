@@ -1,0 +1,170 @@
+/**
+ * The service as `serve` runs it with several workers on one SQLite file: one install, one port, and what
+ * one worker writes (a setting, a revoked application password) is what every worker answers right away.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ForeignWriteWatcher } from '../src/db/foreign-writes.ts';
+import { basic } from './helpers/cms-test-app.ts';
+
+interface Answer {
+  status: number;
+  body: string;
+}
+
+/** One request on a connection of its own (so the cluster hands it to any worker). */
+function request(url: string, init: { method?: string; authorization?: string; body?: unknown } = {}): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const payload = init.body === undefined ? undefined : JSON.stringify(init.body);
+    const req = http.request(
+      url,
+      {
+        method: init.method ?? 'GET',
+        agent: false,
+        headers: {
+          connection: 'close',
+          ...(init.authorization ? { authorization: init.authorization } : {}),
+          ...(payload ? { 'content-type': 'application/json' } : {}),
+        },
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          body += chunk;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+describe('data_version watcher', () => {
+  it('reports writes by another connection to the same file, not its own', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'cms-watch-'));
+    const file = path.join(dir, 'w.db');
+    const mine = new Database(file);
+    const other = new Database(file);
+    mine.pragma('journal_mode = WAL');
+    mine.exec('create table t (x integer)');
+    const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: mine }) });
+    let changes = 0;
+    const watcher = new ForeignWriteWatcher(db, () => changes++);
+    try {
+      await watcher.check();
+      mine.exec('insert into t values (1)');
+      await watcher.check();
+      expect(changes).toBe(0);
+      other.exec('insert into t values (2)');
+      await watcher.check();
+      expect(changes).toBe(1);
+      await watcher.check();
+      expect(changes).toBe(1);
+    } finally {
+      await db.destroy();
+      other.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('serve with two workers', () => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'cms-cluster-'));
+  let child: ChildProcess;
+  let api = '';
+  let admin = '';
+
+  beforeAll(async () => {
+    const entry = fileURLToPath(new URL('../src/server.ts', import.meta.url));
+    child = spawn(process.execPath, ['--import', 'tsx', entry], {
+      env: {
+        ...process.env,
+        DATA_DIR: dataDir,
+        CMS_PORT: '0',
+        CMS_WORKERS: '2',
+        CMS_LOG_LEVEL: 'warn',
+        CMS_SEED_SAMPLE: 'false',
+        CMS_DATABASE_URL: '',
+        DATABASE_URL: '',
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`not ready in 60 s:\n${out}`)), 60_000);
+      child.stdout!.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const url = /REST API at (\S+)/.exec(out)?.[1];
+        const password = /application password ((?:\S{4} ){5}\S{4})/.exec(out)?.[1];
+        if (url && password) {
+          clearTimeout(timer);
+          api = url;
+          admin = basic('admin', password);
+          resolve();
+        }
+      });
+      child.on('exit', (code) => reject(new Error(`exited (${code}):\n${out}`)));
+    });
+    expect(out).toContain('2 workers');
+  }, 70_000);
+
+  afterAll(async () => {
+    if (child.exitCode === null) {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('answers every request after a settings change with the new value', async () => {
+    // Both workers read (and cache) the options first.
+    for (let i = 0; i < 6; i++) expect(JSON.parse((await request(api)).body).name).toBe('My CMS Site');
+    const changed = await request(`${api}cms/v2/settings`, {
+      method: 'POST',
+      authorization: admin,
+      body: { title: 'Cluster site' },
+    });
+    expect(changed.status).toBe(200);
+    for (let i = 0; i < 8; i++) {
+      const index = await request(api);
+      expect(JSON.parse(index.body).name).toBe('Cluster site');
+    }
+  });
+
+  it('refuses a revoked application password on every worker at once', async () => {
+    const created = await request(`${api}cms/v2/users/me/application-passwords`, {
+      method: 'POST',
+      authorization: admin,
+      body: { name: 'short-lived' },
+    });
+    const { password, uuid } = JSON.parse(created.body) as { password: string; uuid: string };
+    const temporary = basic('admin', password);
+    // Used (and so remembered) by both workers.
+    for (let i = 0; i < 6; i++)
+      expect((await request(`${api}cms/v2/users/me`, { authorization: temporary })).status).toBe(200);
+    const revoked = await request(`${api}cms/v2/users/me/application-passwords/${uuid}`, {
+      method: 'DELETE',
+      authorization: admin,
+    });
+    expect(revoked.status).toBe(200);
+    for (let i = 0; i < 6; i++) {
+      const res = await request(`${api}cms/v2/users/me`, { authorization: temporary });
+      expect(res.status).toBe(401);
+    }
+  });
+
+  it('stops every worker on SIGTERM', async () => {
+    child.kill('SIGTERM');
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(0);
+  });
+});
