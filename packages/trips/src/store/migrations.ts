@@ -1,5 +1,6 @@
 import { dialectOf } from '@svc/platform';
 import { type Kysely, type Migration, sql } from 'kysely';
+import { arg, runShape } from './query-shapes.ts';
 import { tripItemJson as itemJsonOf, LIST_COLUMNS, type TripListRow } from './trip-item.ts';
 
 /** Name of the table recording applied migrations (services may share a PostgreSQL database). */
@@ -246,22 +247,37 @@ const tripsVersionAndNarrowRows: Migration = {
 const tripItemJson: Migration = {
   async up(db: AnyDb) {
     await db.schema.alterTable('trips').addColumn('item_json', 'text').execute();
-    for (;;) {
-      const rows = (await db
-        .selectFrom('trips')
-        .select([...LIST_COLUMNS])
-        .where('item_json', 'is', null)
-        .limit(2000)
-        .execute()) as TripListRow[];
-      if (rows.length === 0) break;
-      for (const row of rows) {
-        await db
-          .updateTable('trips')
-          .set({ item_json: itemJsonOf(row) })
-          .where('trip_id', '=', row.trip_id)
-          .execute();
+    // One transaction for the whole fill (SQLite runs migrations without one: a commit per row would be
+    // a WAL sync per row).
+    const fill = async (trx: AnyDb) => {
+      // Keyset batches by trip id: each batch starts where the last ended, so the fill is one pass.
+      let after = '';
+      for (;;) {
+        const rows = (await trx
+          .selectFrom('trips')
+          .select([...LIST_COLUMNS])
+          .where('trip_id', '>', after)
+          .orderBy('trip_id')
+          .limit(2000)
+          .execute()) as TripListRow[];
+        if (rows.length === 0) break;
+        for (const row of rows) {
+          await runShape(
+            trx,
+            'fill-item-json',
+            () =>
+              trx
+                .updateTable('trips')
+                .set({ item_json: arg(0) })
+                .where('trip_id', '=', arg(1)),
+            [itemJsonOf(row), row.trip_id],
+          );
+        }
+        after = rows[rows.length - 1]!.trip_id;
       }
-    }
+    };
+    if (db.isTransaction) await fill(db);
+    else await db.transaction().execute(fill);
     await db.schema
       .createIndex('trips_list_items')
       .on('trips')
