@@ -447,6 +447,29 @@ describe.each(testDialects())('posts and pages over HTTP on $label', (dialect) =
       expect(await list('search=listing%20gamma&orderby=relevance')).toEqual([ids.gamma, ids.alpha]);
     });
 
+    it('finds a post by its current text after every change, with LIKE semantics (ASCII case only)', async () => {
+      const ids = async (q: string) =>
+        (await cms.get(`/posts?search=${encodeURIComponent(q)}&_fields=id`)).json().map((p: { id: number }) => p.id);
+      const post = (
+        await cms.post(
+          '/posts',
+          { title: 'Zebrafish notes', content: 'About a "quoted" Ärmel', status: 'publish' },
+          'admin',
+        )
+      ).json();
+      expect(await ids('ZEBRAFISH')).toEqual([post.id]);
+      expect(await ids('"quoted" Ärmel')).toEqual([post.id]);
+      expect(await ids('quoted" Ä')).toEqual([post.id]);
+      // Upper and lower case fold for ASCII letters only, as LIKE does on SQLite (PostgreSQL: lower()).
+      expect(await ids('rmel')).toEqual([post.id]);
+      await cms.post(`/posts/${post.id}`, { title: 'Giraffe notes', content: 'Nothing else' }, 'admin');
+      expect(await ids('zebrafish')).toEqual([]);
+      expect(await ids('giraffe')).toEqual([post.id]);
+      expect(await ids('Ärmel')).toEqual([]);
+      await cms.del(`/posts/${post.id}?force=true`, 'admin');
+      expect(await ids('giraffe')).toEqual([]);
+    });
+
     it('orders by title, id, slug, include and date, and pages by menu_order', async () => {
       const scoped = `include=${ids.alpha},${ids.beta},${ids.gamma}`;
       expect(await list(`${scoped}&orderby=title&order=asc`)).toEqual([ids.beta, ids.gamma, ids.alpha]);

@@ -67,6 +67,12 @@ export interface PostListQuery {
          * need no lower() — which saves a copy of every content scanned. Set by the repository.
          */
         likeIgnoresCase?: boolean | undefined;
+        /**
+         * A trigram full-text index (`posts_search`, SQLite) may narrow the candidates first: every
+         * post whose text contains a term also contains its trigrams, so the exact LIKE checks then
+         * run on the few candidates only. Set by the repository.
+         */
+        trigramIndex?: boolean | undefined;
       }
     | undefined;
   after?: string | undefined;
@@ -145,6 +151,16 @@ function searchWhere(eb: Eb, search: NonNullable<PostListQuery['search']>): Expr
   const columns = search.columns.length > 0 ? SEARCH_COLUMNS.filter((c) => search.columns.includes(c)) : SEARCH_COLUMNS;
   const wild = search.exact ? '' : '%';
   const parts: Expression<SqlBool>[] = [];
+  if (search.trigramIndex) {
+    // Terms of three characters or more (a trigram index cannot look up shorter ones); the columns as an
+    // FTS5 column filter, the term as a quoted string (its `"` doubled).
+    const filter = `{${columns.map((c) => COLUMN[c]).join(' ')}}`;
+    for (const raw of terms) {
+      if (raw.startsWith('-') || [...raw].length < 3) continue;
+      const match = `${filter} : "${raw.replaceAll('"', '""')}"`;
+      parts.push(sql<SqlBool>`posts.id in (select rowid from posts_search where posts_search match ${match})`);
+    }
+  }
   for (const raw of terms) {
     const exclude = raw.startsWith('-');
     const term = exclude ? raw.slice(1) : raw;

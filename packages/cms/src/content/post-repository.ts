@@ -43,10 +43,13 @@ export class PostRepository {
     this.#likeIgnoresCase = dialect === 'sqlite';
   }
 
-  /** The query as this database runs it fastest (same results). */
+  /**
+   * The query as this database runs it fastest (same results): on SQLite, LIKE needs no lower() and the
+   * trigram index (migration 0053) narrows a search's candidates.
+   */
   #tuned(query: PostListQuery): PostListQuery {
     if (!query.search || !this.#likeIgnoresCase) return query;
-    return { ...query, search: { ...query.search, likeIgnoresCase: true } };
+    return { ...query, search: { ...query.search, likeIgnoresCase: true, trigramIndex: true } };
   }
 
   async findById(id: number, db: Db = this.db): Promise<Post | null> {
