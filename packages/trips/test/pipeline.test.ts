@@ -6,6 +6,7 @@ import { createFleet } from '../src/store/fleets.ts';
 import { claimJobs } from '../src/store/job-queue.ts';
 import { TRIPS_MIGRATION_TABLE, tripsMigrations } from '../src/store/migrations.ts';
 import { claimEnvironment, type TripsDatabase } from '../src/store/open-trips-database.ts';
+import { removeScoredTrip } from '../src/store/scored-trips.ts';
 import { LIST_COLUMNS, type TripItem, type TripListRow, tripItem, tripItemJson } from '../src/store/trip-item.ts';
 import { listTrips } from '../src/store/trip-list.ts';
 import { createVehicle } from '../src/store/vehicles.ts';
@@ -108,6 +109,52 @@ describe.each(testDialects())('scoring pipeline on $label', (dialect) => {
       now += 31_000;
       await worker.drain();
       expect(await status(tripId)).toMatchObject({ status: 'scored', attempts: 2 });
+    });
+
+    it('keeps totals and pages exact while trips arrive and leave, reading only the changed day counts', async () => {
+      const db = database.db;
+      const expected = async (tiers?: string[]) => {
+        let q = db.selectFrom('trips').select('trip_id').where('fleet_id', '=', 'fleet_p');
+        if (tiers) q = q.where('tier', 'in', tiers);
+        return (await q.orderBy('start_ms', 'desc').orderBy('trip_id', 'desc').execute()).map((r) => r.trip_id);
+      };
+      const listed = async (tiers?: string[]) => {
+        const ids: string[] = [];
+        let total = -1;
+        for (let offset = 0; total < 0 || offset < total; offset += 10) {
+          const page = await listTrips(db, ['fleet_p'], tiers ? { tiers } : {}, { offset, limit: 10 });
+          total = page.total;
+          ids.push(...page.items.map((j) => (JSON.parse(j) as TripItem).tripId));
+        }
+        return { ids, total };
+      };
+      const check = async () => {
+        for (const tiers of [undefined, ['Safe', 'Good'], ['Critical']]) {
+          const want = await expected(tiers);
+          const got = await listed(tiers);
+          expect(got.total).toBe(want.length);
+          expect(got.ids).toEqual(want);
+        }
+      };
+      await check(); // the counts of these scopes are now cached
+      // New trips on new and existing days, scored through the pipeline.
+      for (const [i, days] of [0, 3, 3, 9, 40].entries()) {
+        await acceptUpload(
+          db,
+          sender,
+          `arrive-${i}`,
+          gpsTrip({ startMs: Date.UTC(2026, 9, 1, 8) - days * 86_400_000, vehicle: 'OK-1', speedKmh: 40 + i * 25 }),
+          now,
+        );
+      }
+      await new ScoringWorker({ db: database, scorer: fakeScorer(), logger: quietLogger(), clock }).drain();
+      const afterArrivals = (await expected()).length;
+      await check();
+      // One leaves.
+      const [leaving] = await expected();
+      await db.transaction().execute((trx) => removeScoredTrip(trx, leaving!));
+      await check();
+      expect((await expected()).length).toBe(afterArrivals - 1);
     });
 
     it('rescoring a trip replaces its result and moves it between day/tier counts', async () => {

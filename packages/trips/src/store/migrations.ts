@@ -286,9 +286,24 @@ const tripItemJson: Migration = {
   },
 };
 
+/**
+ * Each day count records the data version of its last change, so list readers holding the counts of an
+ * older version read only the changed rows instead of aggregating every day again after each ingest.
+ */
+const dayCountVersions: Migration = {
+  async up(db: AnyDb) {
+    await db.schema
+      .alterTable('trip_day_counts')
+      .addColumn('version', 'bigint', (c) => c.notNull().defaultTo(0))
+      .execute();
+    await db.schema.createIndex('trip_day_counts_version').on('trip_day_counts').columns(['version']).execute();
+  },
+};
+
 /** Every migration of the trip store, in order; the same set runs on SQLite and PostgreSQL. */
 export const tripsMigrations: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_trips_version_narrow_rows': tripsVersionAndNarrowRows,
   '0003_trip_item_json': tripItemJson,
+  '0004_day_count_versions': dayCountVersions,
 };

@@ -172,6 +172,8 @@ export interface TripDayCountsTable {
   day: number;
   tier: string;
   trip_count: number;
+  /** The data version (trips_version) of the last change to this row; 0 for rows older than migration 0004. */
+  version: Generated<number>;
 }
 
 export interface TripBreakdownsTable {

@@ -150,24 +150,32 @@ export async function removeScoredTrip(trx: Kysely<TripsSchema>, tripId: string)
   return true;
 }
 
-/** Marks the scored trips as changed (see the trips_version migration). */
-async function bumpVersion(trx: Kysely<TripsSchema>) {
-  await trx
+/** Marks the scored trips as changed (see the trips_version migration); returns the new version. */
+async function bumpVersion(trx: Kysely<TripsSchema>): Promise<number> {
+  const row = await trx
     .updateTable('trips_version')
     .set((eb) => ({ version: eb('version', '+', 1) }))
     .where('id', '=', 1)
-    .execute();
+    .returning('version')
+    .executeTakeFirstOrThrow();
+  return Number(row.version);
 }
 
+/**
+ * Adds `delta` to a (fleet, day, tier) count and stamps the row with the new data version, so readers
+ * holding the counts of an older version fetch just this row (see trip-list.ts). The version row's lock
+ * orders concurrent writers, so versions become visible in the order they were taken.
+ */
 async function bumpDayCount(trx: Kysely<TripsSchema>, fleetId: string, day: number, tier: string, delta: number) {
+  const version = await bumpVersion(trx);
   await trx
     .insertInto('trip_day_counts')
-    .values({ fleet_id: fleetId, day, tier, trip_count: delta })
+    .values({ fleet_id: fleetId, day, tier, trip_count: delta, version })
     .onConflict((oc) =>
-      oc
-        .columns(['fleet_id', 'day', 'tier'])
-        .doUpdateSet((eb) => ({ trip_count: eb('trip_day_counts.trip_count', '+', delta) })),
+      oc.columns(['fleet_id', 'day', 'tier']).doUpdateSet((eb) => ({
+        trip_count: eb('trip_day_counts.trip_count', '+', delta),
+        version,
+      })),
     )
     .execute();
-  await bumpVersion(trx);
 }

@@ -53,11 +53,24 @@ export async function listTrips(
 
 type Buckets = Array<{ day: number; n: number }>;
 
-/** Per-day totals by (version, scope, tiers), per database. Small: a few thousand numbers per entry. */
-const caches = new WeakMap<object, Map<string, Buckets>>();
+/**
+ * The per-day trip counts of one scope (fleets and tiers), as of `version`. `counts` holds each
+ * (fleet, day, tier) row of trip_day_counts in the scope, so a newer version is applied by reading only the
+ * rows changed since (each row records the version that last changed it) and adjusting their days.
+ */
+interface ScopeCounts {
+  version: number;
+  counts: Map<string, number>;
+  days: Map<number, number>;
+  /** The days with trips, newest first; rebuilt after a change. */
+  sorted: Buckets | null;
+}
+
+/** Scope counts per database, most recently used last. A few thousand numbers per entry. */
+const caches = new WeakMap<object, Map<string, ScopeCounts>>();
 const CACHE_ENTRIES = 256;
 
-function cacheOf(db: object): Map<string, Buckets> {
+function cacheOf(db: object): Map<string, ScopeCounts> {
   let cache = caches.get(db);
   if (!cache) {
     cache = new Map();
@@ -66,12 +79,33 @@ function cacheOf(db: object): Map<string, Buckets> {
   return cache;
 }
 
-/** Trips per UTC day (newest first) in the scope, from trip_day_counts, cached under the data version. */
+type CountRow = { fleet_id: string; day: number | string; tier: string; trip_count: number | string };
+
+function applyCounts(entry: ScopeCounts, rows: CountRow[]): void {
+  for (const row of rows) {
+    const day = Number(row.day);
+    const key = `${row.fleet_id}|${day}|${row.tier}`;
+    const count = Number(row.trip_count);
+    const delta = count - (entry.counts.get(key) ?? 0);
+    if (delta === 0) continue;
+    entry.counts.set(key, count);
+    entry.days.set(day, (entry.days.get(day) ?? 0) + delta);
+    entry.sorted = null;
+  }
+}
+
+/**
+ * Trips per UTC day (newest first) in the scope, from trip_day_counts. The first request of a scope
+ * reads all of its rows; later ones read the data version and, when it moved, only the rows changed since,
+ * so a steady stream of ingested trips does not make every list request aggregate the whole history again.
+ * Counts are applied as absolute values, so reading a change twice (a newer commit seen between the
+ * version and the rows on a READ COMMITTED connection) is harmless.
+ */
 async function dayBuckets(
   db: Kysely<TripsSchema>,
   fleets: readonly string[],
   tiers: string[] | undefined,
-  cache: Map<string, Buckets>,
+  cache: Map<string, ScopeCounts>,
 ): Promise<Buckets> {
   const [row] = await runShape(
     db,
@@ -80,26 +114,64 @@ async function dayBuckets(
     [],
   );
   if (!row) throw new Error('trips_version has no row: the store was not migrated');
-  const version = row.version;
-  const key = `${version}|${fleets.join(',')}|${tiers?.join(',') ?? '*'}`;
-  const hit = cache.get(key);
-  if (hit) {
+  const version = Number(row.version);
+  const key = `${fleets.join(',')}|${tiers?.join(',') ?? '*'}`;
+  let entry = cache.get(key);
+  if (entry) {
     // Refresh its place: the map's insertion order is the eviction order.
     cache.delete(key);
-    cache.set(key, hit);
-    return hit;
+    cache.set(key, entry);
   }
-  let q = db
-    .selectFrom('trip_day_counts')
-    .select(['day', (eb) => eb.fn.sum<number>('trip_count').as('n')])
-    .where('fleet_id', 'in', fleets);
-  if (tiers !== undefined) q = q.where('tier', 'in', tiers);
-  const buckets = (await q.groupBy('day').orderBy('day', 'desc').execute())
-    .map((b) => ({ day: Number(b.day), n: Number(b.n) }))
-    .filter((b) => b.n > 0);
-  cache.set(key, buckets);
-  while (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value as string);
-  return buckets;
+  if (!entry || entry.version > version) {
+    entry = { version, counts: new Map(), days: new Map(), sorted: null };
+    applyCounts(entry, await countRows(db, fleets, tiers, -1));
+    cache.set(key, entry);
+    while (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value as string);
+  } else if (entry.version < version) {
+    applyCounts(entry, await countRows(db, fleets, tiers, entry.version));
+    entry.version = version;
+  }
+  if (!entry.sorted) {
+    entry.sorted = [...entry.days]
+      .filter(([, n]) => n > 0)
+      .map(([day, n]) => ({ day, n }))
+      .sort((x, y) => y.day - x.day);
+  }
+  return entry.sorted;
+}
+
+/** The scope's trip_day_counts rows changed after version `since` (all of them for -1). */
+async function countRows(
+  db: Kysely<TripsSchema>,
+  fleets: readonly string[],
+  tiers: string[] | undefined,
+  since: number,
+): Promise<CountRow[]> {
+  const tierList = tiers ?? [];
+  return runShape(
+    db,
+    `day-counts:${fleets.length}:${tiers === undefined ? '*' : tierList.length}`,
+    () => {
+      let q = db
+        .selectFrom('trip_day_counts')
+        .select(['fleet_id', 'day', 'tier', 'trip_count'])
+        .where('version', '>', arg(0) as unknown as number)
+        .where(
+          'fleet_id',
+          'in',
+          fleets.map((_, i) => arg(1 + i)),
+        );
+      if (tiers !== undefined) {
+        q = q.where(
+          'tier',
+          'in',
+          tierList.map((_, i) => arg(1 + fleets.length + i)),
+        );
+      }
+      return q;
+    },
+    [since, ...fleets, ...tierList],
+  );
 }
 
 function scoped(db: Kysely<TripsSchema>, fleets: readonly string[], filter: TripListFilter): TripsQuery {
@@ -205,13 +277,18 @@ async function listByDay(
   fleets: readonly string[],
   filter: TripListFilter,
   page: { offset: number; limit: number },
-  cache: Map<string, Buckets>,
+  cache: Map<string, ScopeCounts>,
 ): Promise<TripListPage> {
   const firstDay = filter.fromMs !== undefined ? dayOf(filter.fromMs) : undefined;
   const lastDay = filter.toMs !== undefined ? dayOf(filter.toMs - 1) : undefined;
-  const buckets = (await dayBuckets(db, fleets, filter.tiers, cache))
-    .filter((b) => (firstDay === undefined || b.day >= firstDay) && (lastDay === undefined || b.day <= lastDay))
-    .map((b) => ({ ...b }));
+  const all = await dayBuckets(db, fleets, filter.tiers, cache);
+  // The cached buckets are shared: a date filter works on a copy of the days it keeps.
+  const buckets =
+    firstDay === undefined && lastDay === undefined
+      ? all
+      : all
+          .filter((b) => (firstDay === undefined || b.day >= firstDay) && (lastDay === undefined || b.day <= lastDay))
+          .map((b) => ({ ...b }));
 
   // A date bound in the middle of a day makes that day's bucket only partly relevant: count it exactly.
   const edges = new Set<number>();
