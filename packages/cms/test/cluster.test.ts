@@ -162,6 +162,21 @@ describe('serve with two workers', () => {
     }
   });
 
+  it('creates posts sent at once to both workers without conflicts', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 48 }, (_, i) =>
+        request(`${api}cms/v2/posts`, {
+          method: 'POST',
+          authorization: admin,
+          body: { title: `Concurrent ${i}`, content: 'Body.', status: 'publish' },
+        }),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual(answers.map(() => 201));
+    const ids = new Set(answers.map((a) => (JSON.parse(a.body) as { id: number }).id));
+    expect(ids.size).toBe(48);
+  });
+
   it('stops every worker on SIGTERM', async () => {
     child.kill('SIGTERM');
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));

@@ -2,8 +2,9 @@
  * User operations shared by the REST controller and the CLI (wp_insert_user, wp_update_user,
  * wp_delete_user): the same checks and the same error codes wherever a user is created.
  */
-import { withTransaction } from '@svc/platform';
+
 import type { User } from '../db/users-repository.ts';
+import { writeTransaction } from '../db/write-transaction.ts';
 import type { CmsContext } from '../module.ts';
 import { RestError } from '../rest/errors.ts';
 import { isEmail, sanitizeTitle, sanitizeUser } from '../rest/formatting.ts';
@@ -91,7 +92,7 @@ export async function createUser(ctx: CmsContext, input: NewUser): Promise<User>
 
 /** wp_delete_user(): removes the user; their posts go to `reassignTo` or are deleted with them. */
 export async function deleteUser(ctx: CmsContext, userId: number, reassignTo: number | null): Promise<void> {
-  await withTransaction(ctx.db, async (trx) => {
+  await writeTransaction(ctx.db, async (trx) => {
     if (reassignTo) await ctx.content.reassignPosts(trx, userId, reassignTo);
     else await ctx.content.deletePostsOfUser(trx, userId);
     await ctx.users.delete(userId, trx);

@@ -4,13 +4,14 @@
  * controllers, the sample-content seeder and the scheduler all go through this service; each write is
  * one transaction.
  */
-import { withTransaction } from '@svc/platform';
+
 import type { Kysely } from 'kysely';
 import { getPostStatus } from '../core/post-statuses.ts';
 import { getPostType } from '../core/post-types.ts';
 import type { OptionsRepository } from '../db/options-repository.ts';
 import type { CmsDatabase } from '../db/schema.ts';
 import type { TermsRepository } from '../db/terms-repository.ts';
+import { writeTransaction } from '../db/write-transaction.ts';
 import { ContentError } from './content-errors.ts';
 import { currentTimes, gmtFromLocal, isValidMysqlDate, localFromGmt, wallClockMs, ZERO_DATE } from './dates.ts';
 import { permalink } from './permalinks.ts';
@@ -168,7 +169,7 @@ export class ContentService {
   /** Creates a post of `type` (wp_insert_post plus what the REST controller does after it). */
   async create(type: string, write: PostWrite, ctx: SaveContext): Promise<Post> {
     const settings = await this.settings();
-    return withTransaction(this.db, async (trx) => {
+    return writeTransaction(this.db, async (trx) => {
       const post = await this.#save(trx, null, type, write, ctx, settings);
       await this.#afterSave(trx, post, write, true, settings);
       return (await this.repo.findById(post.id, trx)) as Post;
@@ -178,7 +179,7 @@ export class ContentService {
   /** Updates a post (wp_update_post plus what the REST controller does after it). */
   async update(id: number, write: PostWrite, ctx: SaveContext): Promise<Post> {
     const settings = await this.settings();
-    return withTransaction(this.db, async (trx) => {
+    return writeTransaction(this.db, async (trx) => {
       const existing = await this.repo.findById(id, trx);
       if (!existing) throw new ContentError('invalid_post', 'Invalid post ID.', 404);
       const post = await this.#save(trx, existing, existing.type, write, ctx, settings);
@@ -190,7 +191,7 @@ export class ContentService {
   /** wp_trash_post(): the post goes to the trash (its slug freed, its status remembered). */
   async trash(id: number, actorId: number): Promise<Post> {
     const settings = await this.settings();
-    return withTransaction(this.db, (trx) => this.trashWithin(trx, id, actorId, settings));
+    return writeTransaction(this.db, (trx) => this.trashWithin(trx, id, actorId, settings));
   }
 
   /** wp_trash_post() inside a caller's transaction. */
@@ -208,7 +209,7 @@ export class ContentService {
   /** wp_delete_post( $id, true ): the post, its revisions and meta go; children move up. */
   async delete(id: number): Promise<void> {
     const settings = await this.settings();
-    await withTransaction(this.db, (trx) => this.deleteWithin(trx, id, settings));
+    await writeTransaction(this.db, (trx) => this.deleteWithin(trx, id, settings));
   }
 
   /** wp_delete_post( $id, true ) inside a caller's transaction. */
@@ -264,7 +265,7 @@ export class ContentService {
 
   /** Deletes a revision or autosave (wp_delete_post_revision). */
   async deleteRevision(id: number): Promise<void> {
-    await withTransaction(this.db, async (trx) => {
+    await writeTransaction(this.db, async (trx) => {
       await this.repo.delete(id, trx);
     });
   }
@@ -309,7 +310,7 @@ export class ContentService {
     const settings = await this.settings();
     const published: number[] = [];
     for (const id of due) {
-      const done = await withTransaction(this.db, async (trx) => {
+      const done = await writeTransaction(this.db, async (trx) => {
         const post = await this.repo.findById(id, trx);
         if (post?.status !== 'future' || post.dateGmt > gmtNow) return false;
         await this.#publishPost(trx, post, settings);
@@ -424,7 +425,7 @@ export class ContentService {
     ctx: SaveContext,
   ): Promise<Post> {
     const settings = await this.settings();
-    const outcome = await withTransaction(this.db, async (trx): Promise<Post | 'no-changes'> => {
+    const outcome = await writeTransaction(this.db, async (trx): Promise<Post | 'no-changes'> => {
       const post = await this.repo.findById(postId, trx);
       if (!post) throw new ContentError('rest_post_invalid_id', 'Invalid post ID.', 404);
       const isDraft = post.status === 'draft' || post.status === 'auto-draft';

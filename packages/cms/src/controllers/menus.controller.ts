@@ -2,9 +2,10 @@
  * /cms/v2/menus — after WP_REST_Menus_Controller (a terms controller for the `nav_menu` taxonomy): menus
  * with their theme `locations` and `auto_add` flag. Deleting a menu deletes its items.
  */
-import { withTransaction } from '@svc/platform';
+
 import { getTaxonomy, type TaxonomyDef } from '../core/taxonomies.ts';
 import type { Term, TermQuery } from '../db/terms-repository.ts';
+import { writeTransaction } from '../db/write-transaction.ts';
 import type { CmsContext } from '../module.ts';
 import { RestController, sanitizeTextArg } from '../rest/controller.ts';
 import { authorizationRequiredCode, RestError } from '../rest/errors.ts';
@@ -318,7 +319,7 @@ export class MenusController extends RestController {
       });
     }
     const slug = await this.uniqueSlug(requested || sanitizeTitle(name));
-    const id = await withTransaction(this.ctx.db, (trx) =>
+    const id = await writeTransaction(this.ctx.db, (trx) =>
       this.ctx.terms.insert(
         { taxonomy: 'nav_menu', name, slug, description: String(request.get('description') ?? ''), parent: 0 },
         trx,
@@ -387,7 +388,7 @@ export class MenusController extends RestController {
     }
     request.set('context', 'view');
     const previous = await this.prepareItemForResponse(term, request);
-    await withTransaction(this.ctx.db, async (trx) => {
+    await writeTransaction(this.ctx.db, async (trx) => {
       // wp_delete_nav_menu(): the menu's items go with it.
       const items = await trx
         .selectFrom('term_relationships as tr')

@@ -2,11 +2,12 @@
  * /cms/v2/categories and /cms/v2/tags — after WP_REST_Terms_Controller (WordPress 6.1).
  * @wp 6.1
  */
-import { withTransaction } from '@svc/platform';
+
 import { getPostStatus } from '../core/post-statuses.ts';
 import { getPostType } from '../core/post-types.ts';
 import { getTaxonomy, type TaxonomyDef } from '../core/taxonomies.ts';
 import type { Term, TermQuery } from '../db/terms-repository.ts';
+import { writeTransaction } from '../db/write-transaction.ts';
 import type { CmsContext } from '../module.ts';
 import { RestController, sanitizeTextArg } from '../rest/controller.ts';
 import { authorizationRequiredCode, RestError } from '../rest/errors.ts';
@@ -329,7 +330,7 @@ export class TermsController extends RestController {
       });
     }
     slug = await this.uniqueSlug(slug);
-    const id = await withTransaction(this.ctx.db, (trx) =>
+    const id = await writeTransaction(this.ctx.db, (trx) =>
       this.ctx.terms.insert(
         {
           taxonomy: this.taxonomy.slug,
@@ -414,7 +415,7 @@ export class TermsController extends RestController {
     }
     request.set('context', 'view');
     const previous = await this.prepareItemForResponse(term, request);
-    await withTransaction(this.ctx.db, async (trx) => {
+    await writeTransaction(this.ctx.db, async (trx) => {
       await this.ctx.content.removeTermFromObjects(trx, term.id);
       await this.ctx.terms.delete(term, trx);
     });

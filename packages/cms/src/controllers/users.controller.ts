@@ -3,12 +3,12 @@
  * @wp 6.1
  */
 import { createHash } from 'node:crypto';
-import { withTransaction } from '@svc/platform';
 import { hashPassword } from '../auth/passwords.ts';
 import { ROLES } from '../auth/roles.ts';
 import { createUser, deleteUser, isValidUsername, uniqueNicename } from '../auth/users-service.ts';
 import { POST_TYPES } from '../core/post-types.ts';
 import type { User, UserQuery } from '../db/users-repository.ts';
+import { writeTransaction } from '../db/write-transaction.ts';
 import type { CmsContext } from '../module.ts';
 import { RestController, sanitizeTextArg } from '../rest/controller.ts';
 import { authorizationRequiredCode, RestError } from '../rest/errors.ts';
@@ -611,7 +611,7 @@ export class UsersController extends RestController {
     const password = request.get('password');
     if (typeof password === 'string' && password !== '') changes.pass_hash = await hashPassword(password);
     if (Array.isArray(roles) && roles.length > 0) changes.roles = roles.map(String);
-    await withTransaction(this.ctx.db, (trx) => this.ctx.users.update(user.id, changes, trx));
+    await writeTransaction(this.ctx.db, (trx) => this.ctx.users.update(user.id, changes, trx));
     request.set('context', 'edit');
     return this.prepareItemForResponse(await this.getUser(user.id), request);
   }
