@@ -3,7 +3,7 @@
 // Figures are printed, never asserted.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,13 +27,17 @@ const log = (s: string) => process.stdout.write(`${s}\n`);
 
 function startProcess(
   args: string[],
-  env: Record<string, string> = {},
+  options: { logFile?: string } = {},
 ): Promise<{ child: ChildProcess; port: number }> {
+  // A server's log (one line per request) goes to a file, as in production, not through a pipe that this
+  // process, which also generates the load, would have to read.
+  const stdout = options.logFile ? openSync(options.logFile, 'w') : 'pipe';
   const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
     cwd: path.join(here, '..'),
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    env: process.env,
+    stdio: ['ignore', stdout, 'pipe'],
   });
+  if (typeof stdout === 'number') closeSync(stdout);
   return new Promise((resolve, reject) => {
     let seen: string | null = '';
     const onData = (chunk: Buffer) => {
@@ -47,7 +51,7 @@ function startProcess(
         resolve({ child, port: Number(m[1]) });
       }
     };
-    child.stdout!.on('data', onData);
+    child.stdout?.on('data', onData);
     child.stderr!.on('data', onData);
     child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}: ${seen?.slice(-1000) ?? ''}`)));
   });
@@ -98,7 +102,9 @@ async function readBenchmarks() {
   log(`  store: ${data.file} (${Math.round(statSync(data.file).size / 1e6)} MB)`);
   const token = data.token;
   await data.database.close();
-  const api = await startProcess(['bench/api-server.ts', 'api', data.file]);
+  const api = await startProcess(['bench/api-server.ts', 'api', data.file], {
+    logFile: path.join(DATA, 'api-server.log'),
+  });
   const base = `http://127.0.0.1:${api.port}`;
   const auth = { authorization: `Bearer ${token}` };
   try {
