@@ -23,7 +23,7 @@ interface Shape {
   slots: number[];
 }
 
-const shapesByDb = new WeakMap<object, Map<string, Shape>>();
+const shapesByAdapter = new WeakMap<object, Map<string, Shape>>();
 const MAX_SHAPES = 200;
 
 /**
@@ -37,10 +37,13 @@ export async function runShape<DB, R>(
   build: () => Compilable<R>,
   args: readonly unknown[],
 ): Promise<R[]> {
-  let shapes = shapesByDb.get(db);
+  // Keyed by the dialect's adapter, which a database handle shares with every transaction opened on it
+  // (a Transaction object is new each time), and which alone decides how a shape compiles.
+  const adapter = db.getExecutor().adapter;
+  let shapes = shapesByAdapter.get(adapter);
   if (!shapes) {
     shapes = new Map();
-    shapesByDb.set(db, shapes);
+    shapesByAdapter.set(adapter, shapes);
   }
   let shape = shapes.get(key);
   if (!shape) {
