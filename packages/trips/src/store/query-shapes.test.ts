@@ -1,9 +1,11 @@
 import { testDialects } from '@svc/platform/testing';
+import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFleet } from './fleets.ts';
 import { TRIPS_MIGRATION_TABLE, tripsMigrations } from './migrations.ts';
 import type { TripsDatabase } from './open-trips-database.ts';
 import { arg, runShape } from './query-shapes.ts';
+import type { TripsSchema } from './schema.ts';
 
 describe.each(testDialects())('query shapes on $label', (dialect) => {
   describe.skipIf(dialect.skip)(dialect.name, () => {
@@ -42,7 +44,7 @@ describe.each(testDialects())('query shapes on $label', (dialect) => {
       expect((await names(['fleet_alpha', 'fleet_gamma'])).map((r) => r.name)).toEqual(['Alpha', 'Gamma']);
       expect((await names(['fleet_beta', 'fleet_gamma'])).map((r) => r.name)).toEqual(['Beta', 'Gamma']);
       for (let i = 0; i < 3; i++) {
-        const inside = await db.transaction().execute((trx) =>
+        const inside = await db.transaction().execute((trx: Kysely<TripsSchema>) =>
           runShape(
             trx,
             'test-fleet-names:2',
