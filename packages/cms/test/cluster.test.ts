@@ -162,6 +162,37 @@ describe('serve with two workers', () => {
     }
   });
 
+  it('serves an updated post from every worker at once, though each keeps its own item cache', async () => {
+    const created = await request(`${api}cms/v2/posts`, {
+      method: 'POST',
+      authorization: admin,
+      body: { title: 'Cached everywhere', content: 'First body.', status: 'publish' },
+    });
+    const { id } = JSON.parse(created.body) as { id: number };
+    const title = async (path: string): Promise<string> => {
+      const body = JSON.parse((await request(`${api}cms/v2/${path}`)).body) as
+        | { id: number; title: { rendered: string } }
+        | Array<{ id: number; title: { rendered: string } }>;
+      const item = Array.isArray(body) ? body.find((p) => p.id === id) : body;
+      return item?.title.rendered ?? '';
+    };
+    // Both workers prepare (and cache) the item, alone and in the list.
+    for (let i = 0; i < 6; i++) {
+      expect(await title(`posts/${id}`)).toBe('Cached everywhere');
+      expect(await title('posts')).toBe('Cached everywhere');
+    }
+    const updated = await request(`${api}cms/v2/posts/${id}`, {
+      method: 'POST',
+      authorization: admin,
+      body: { title: 'Changed everywhere' },
+    });
+    expect(updated.status).toBe(200);
+    for (let i = 0; i < 8; i++) {
+      expect(await title(`posts/${id}`)).toBe('Changed everywhere');
+      expect(await title('posts')).toBe('Changed everywhere');
+    }
+  });
+
   it('creates posts sent at once to both workers without conflicts', async () => {
     const answers = await Promise.all(
       Array.from({ length: 48 }, (_, i) =>

@@ -9,6 +9,7 @@ import { PostsController } from '../controllers/posts.controller.ts';
 import { RevisionsController } from '../controllers/revisions.controller.ts';
 import type { CmsContext, CmsModule, ContentProvider, PostCapInfo } from '../module.ts';
 import { ContentService } from './content-service.ts';
+import { ItemJsonCache } from './item-cache.ts';
 import { contentMigrations } from './migrations/index.ts';
 import { BlockRegistry, ContentRenderer, defaultShortcodes } from './render/index.ts';
 import { CachedRenderer } from './render-cache.ts';
@@ -57,6 +58,7 @@ export function createContentRuntime(ctx: CmsContext): ContentRuntime {
     scheduler,
     meta: REGISTERED_META,
     templates: THEME_TEMPLATES,
+    itemCache: new ItemJsonCache(),
     async renderer() {
       const settings = await service.settings();
       const flavour = `${settings.useSmilies ? 's' : 'n'}|${settings.siteUrl}`;

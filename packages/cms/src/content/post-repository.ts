@@ -5,9 +5,18 @@
  */
 import { type Kysely, sql } from 'kysely';
 import type { CmsDatabase } from '../db/schema.ts';
-import { type Post, type PostFields, type PostRow, toPost, toRow } from './post.ts';
+import {
+  POST_KEY_COLUMNS,
+  type Post,
+  type PostFields,
+  type PostKey,
+  type PostRow,
+  toPost,
+  toPostKey,
+  toRow,
+} from './post.ts';
 import { type PostListQuery, postListOrder, postListWhere } from './post-query.ts';
-import './schema.ts';
+import type { PostsTable } from './schema.ts';
 
 export type Db = Kysely<CmsDatabase>;
 
@@ -136,20 +145,40 @@ export class PostRepository {
 
   /** A page of a list query and the number of matching posts. */
   async list(listQuery: PostListQuery, page: { limit: number; offset: number }, db: Db = this.db): Promise<PostPage> {
+    const { rows, total } = await this.#listRows(listQuery, page, db, null);
+    return { posts: rows.map((r) => toPost(r as PostRow)), total };
+  }
+
+  /** list() reading only the PostKey columns of each post. */
+  async listKeys(
+    listQuery: PostListQuery,
+    page: { limit: number; offset: number },
+    db: Db = this.db,
+  ): Promise<{ posts: PostKey[]; total: number }> {
+    const { rows, total } = await this.#listRows(listQuery, page, db, POST_KEY_COLUMNS);
+    return { posts: rows.map((r) => toPostKey(r as PostRow)), total };
+  }
+
+  async #listRows(
+    listQuery: PostListQuery,
+    page: { limit: number; offset: number },
+    db: Db,
+    columns: readonly (keyof PostsTable)[] | null,
+  ): Promise<{ rows: Partial<PostRow>[]; total: number }> {
     const query = this.#tuned(listQuery);
-    if (query.search && query.search.text !== '') return this.#searchPage(query, page, db);
-    let q = db
-      .selectFrom('posts')
-      .selectAll('posts')
-      .where((eb) => postListWhere(eb, query));
+    if (query.search && query.search.text !== '') return this.#searchPage(query, page, db, columns);
+    const from = db.selectFrom('posts');
+    let q = (columns ? from.select(columns.map((c) => `posts.${c}` as const)) : from.selectAll('posts')).where((eb) =>
+      postListWhere(eb, query),
+    );
     for (const item of postListOrder(query)) q = q.orderBy(item.expr, item.direction);
-    const rows = await q.limit(page.limit).offset(page.offset).execute();
+    const rows = (await q.limit(page.limit).offset(page.offset).execute()) as Partial<PostRow>[];
     // A short page (or an empty first page) already tells the total; only a full page needs a count.
     const total =
       (rows.length > 0 && rows.length < page.limit) || (rows.length === 0 && page.offset === 0)
         ? page.offset + rows.length
         : await this.count(query, db);
-    return { posts: rows.map((r) => toPost(r as PostRow)), total };
+    return { rows, total };
   }
 
   /**
@@ -157,15 +186,29 @@ export class PostRepository {
    * would repeat; so the ids of all matches are read in one pass, in the list's order, and only the
    * page's rows are then fetched.
    */
-  async #searchPage(query: PostListQuery, page: { limit: number; offset: number }, db: Db): Promise<PostPage> {
+  async #searchPage(
+    query: PostListQuery,
+    page: { limit: number; offset: number },
+    db: Db,
+    columns: readonly (keyof PostsTable)[] | null,
+  ): Promise<{ rows: Partial<PostRow>[]; total: number }> {
     let q = db
       .selectFrom('posts')
       .select('posts.id')
       .where((eb) => postListWhere(eb, query));
     for (const item of postListOrder(query)) q = q.orderBy(item.expr, item.direction);
     const ids = (await q.execute()).map((r) => Number(r.id));
-    const posts = await this.findByIds(ids.slice(page.offset, page.offset + page.limit), db);
-    return { posts, total: ids.length };
+    const pageIds = ids.slice(page.offset, page.offset + page.limit);
+    if (pageIds.length === 0) return { rows: [], total: ids.length };
+    const from = db.selectFrom('posts');
+    const rows = (await (columns ? from.select([...columns]) : from.selectAll())
+      .where('id', 'in', pageIds)
+      .execute()) as Partial<PostRow>[];
+    const byId = new Map(rows.map((r) => [Number(r.id), r]));
+    return {
+      rows: pageIds.map((id) => byId.get(id)).filter((r): r is Partial<PostRow> => r !== undefined),
+      total: ids.length,
+    };
   }
 
   /** The number of posts a list query matches. */

@@ -110,3 +110,40 @@ export function toRow(fields: Partial<PostFields>): Partial<Insertable<PostsTabl
 export function columnOf(field: keyof PostFields): keyof PostsTable {
   return COLUMNS[field];
 }
+
+/**
+ * What a list reads of each post to key its cached item and decide on its access and links: the text
+ * columns (content, excerpt) are read only for the posts whose item is not cached.
+ */
+export type PostKey = Pick<
+  Post,
+  'id' | 'version' | 'type' | 'status' | 'authorId' | 'parentId' | 'password' | 'slug' | 'title'
+>;
+
+/** The columns of a PostKey. */
+export const POST_KEY_COLUMNS = [
+  'id',
+  'version',
+  'type',
+  'status',
+  'author_id',
+  'parent_id',
+  'password',
+  'slug',
+  'title',
+] as const satisfies ReadonlyArray<keyof PostsTable>;
+
+/** A row of POST_KEY_COLUMNS as a PostKey. */
+export function toPostKey(row: Pick<PostRow, (typeof POST_KEY_COLUMNS)[number]>): PostKey {
+  return {
+    id: Number(row.id),
+    version: Number(row.version),
+    type: row.type,
+    status: row.status,
+    authorId: Number(row.author_id),
+    parentId: Number(row.parent_id),
+    password: row.password,
+    slug: row.slug,
+    title: row.title,
+  };
+}

@@ -6,6 +6,7 @@
 import type { CmsContext } from '../module.ts';
 import type { RestRequest } from '../rest/request.ts';
 import type { ContentService } from './content-service.ts';
+import type { ItemJsonCache } from './item-cache.ts';
 import type { CachedRenderer } from './render-cache.ts';
 import type { FutureScheduler } from './scheduler.ts';
 
@@ -27,6 +28,8 @@ export interface ContentRuntime {
   meta: Record<string, RegisteredMeta[]>;
   /** Page templates per post type (the theme's custom templates). */
   templates: Record<string, string[]>;
+  /** The JSON of prepared post items, shared by the posts and pages routes of this process. */
+  itemCache: ItemJsonCache;
 }
 
 const capsByRequest = new WeakMap<RestRequest, Set<string>>();

@@ -16,8 +16,9 @@ import {
   wallClockMs,
   ZERO_DATE,
 } from '../content/dates.ts';
+import type { ItemJsonCache } from '../content/item-cache.ts';
 import { permalink, permalinkTemplate } from '../content/permalinks.ts';
-import type { Post } from '../content/post.ts';
+import type { Post, PostKey } from '../content/post.ts';
 import type { PostAccess, PostListQuery, PostOrderBy, SearchColumn, TaxClause } from '../content/post-query.ts';
 import { type BlockRenderState, blockVersion } from '../content/render/index.ts';
 import type { CachedRenderer } from '../content/render-cache.ts';
@@ -32,6 +33,7 @@ import { authorizationRequiredCode, RestError } from '../rest/errors.ts';
 import { isFieldIncluded } from '../rest/fields.ts';
 import { setPaginationHeaders } from '../rest/pagination.ts';
 import { isPlainObject, parseList, toInt } from '../rest/php.ts';
+import { RawJson } from '../rest/raw-json.ts';
 import type { RestRequest } from '../rest/request.ts';
 import { RestResponse } from '../rest/response.ts';
 import type { JsonSchema, RestArg } from '../rest/schema.ts';
@@ -79,9 +81,15 @@ export class PostsController extends RestController {
   readonly type: PostTypeDef;
   readonly #rt: ContentRuntime;
   readonly #taxonomies: TaxonomyDef[];
+  /**
+   * Whether reads may use the item cache: only this class's own items, whose inputs the cache key
+   * covers (subclasses add fields from elsewhere).
+   */
+  readonly #cacheable: boolean;
 
   constructor(runtime: ContentRuntime, typeSlug: string) {
     super();
+    this.#cacheable = new.target === PostsController;
     const type = getPostType(typeSlug);
     if (!type) throw new Error(`unknown post type ${typeSlug}`);
     this.type = type;
@@ -642,7 +650,7 @@ export class PostsController extends RestController {
   }
 
   /** can_access_password_content(). */
-  async #canAccessPassword(post: Post, request: RestRequest): Promise<boolean> {
+  async #canAccessPassword(post: PostKey, request: RestRequest): Promise<boolean> {
     if (post.password === '') return false;
     if (request.context === 'edit' && (await request.can('edit_post', post.id))) return true;
     const password = request.get('password');
@@ -691,32 +699,46 @@ export class PostsController extends RestController {
     const offsetParam = request.get('offset');
     const offset =
       offsetParam !== undefined && offsetParam !== null ? Math.abs(toInt(offsetParam)) : (page - 1) * perPage;
-    const result = await this.#rt.service.repo.list(query, { limit: perPage, offset });
-    let posts = result.posts;
-    if (this.#isPost && request.get('ignore_sticky') === false && this.#stickyFirst(request, query, page)) {
-      posts = await this.#moveStickiesFirst(posts, query, settings.stickyPosts);
-    }
-    const maxPages = Math.ceil(result.total / perPage);
-    if (page > maxPages && result.total > 0) {
-      throw new RestError(
-        'rest_post_invalid_page_number',
-        'The page number requested is larger than the number of pages available.',
-        { status: 400 },
-      );
-    }
-    const extras = await this.loadExtras(posts, request, settings);
+    const repo = this.#rt.service.repo;
+    const stickyFirst =
+      this.#isPost && request.get('ignore_sticky') === false && this.#stickyFirst(request, query, page);
     const renderState = (await this.#rt.renderer()).inner.newState();
-    const items: unknown[] = [];
-    for (const post of posts) {
-      const response = await this.prepareItemForResponse(post, request, extras, renderState);
-      items.push(this.prepareResponseForCollection(response));
+    const cache = this.#cacheFor(request);
+    let items: unknown[] | null = null;
+    let total = 0;
+    if (cache) {
+      // Only the keys of the page's posts are read; their text only for the items not cached.
+      const result = await repo.listKeys(query, { limit: perPage, offset });
+      let keys = result.posts;
+      if (stickyFirst) {
+        keys = await this.#moveStickiesFirst(keys, query, settings.stickyPosts, (q, p) => repo.listKeys(q, p));
+      }
+      total = result.total;
+      this.#checkPageNumber(page, perPage, total);
+      const extras = await this.loadExtras(keys, request, settings, false);
+      items = await this.#cachedItems(cache, keys, request, extras, (missing) => this.#fullRows(missing), renderState);
+    }
+    if (items === null) {
+      const result = await repo.list(query, { limit: perPage, offset });
+      let posts = result.posts;
+      if (stickyFirst) {
+        posts = await this.#moveStickiesFirst(posts, query, settings.stickyPosts, (q, p) => repo.list(q, p));
+      }
+      total = result.total;
+      this.#checkPageNumber(page, perPage, total);
+      const extras = await this.loadExtras(posts, request, settings);
+      items = [];
+      for (const post of posts) {
+        const response = await this.prepareItemForResponse(post, request, extras, renderState);
+        items.push(this.prepareResponseForCollection(response));
+      }
     }
     const response = new RestResponse(items);
     setPaginationHeaders(
       response,
       request,
       {
-        total: result.total,
+        total,
         perPage,
         page,
         baseUrl: await this.#ctx.server.url(`/${this.namespace}/${this.restBase}`),
@@ -724,6 +746,27 @@ export class PostsController extends RestController {
       this.#ctx.server.headerPrefix,
     );
     return response;
+  }
+
+  #checkPageNumber(page: number, perPage: number, total: number): void {
+    if (page > Math.ceil(total / perPage) && total > 0) {
+      throw new RestError(
+        'rest_post_invalid_page_number',
+        'The page number requested is larger than the number of pages available.',
+        { status: 400 },
+      );
+    }
+  }
+
+  /**
+   * The full rows of posts read as keys, or null when one of them changed (or went) since: the caller
+   * then reads the page again in one statement, so an item never mixes two states of its post.
+   */
+  async #fullRows(keys: readonly PostKey[]): Promise<Post[] | null> {
+    const posts = await this.#rt.service.repo.findByIds(keys.map((k) => k.id));
+    if (posts.length !== keys.length) return null;
+    for (let i = 0; i < keys.length; i++) if ((posts[i] as Post).version !== (keys[i] as PostKey).version) return null;
+    return posts;
   }
 
   /** The WP_Query arguments of a collection request, as a list query. */
@@ -845,13 +888,18 @@ export class PostsController extends RestController {
   }
 
   /** The sticky posts of a page moved first, and the missing published ones added (WP_Query's sticky handling). */
-  async #moveStickiesFirst(posts: Post[], query: PostListQuery, stickyIds: number[]): Promise<Post[]> {
+  async #moveStickiesFirst<T extends { id: number }>(
+    posts: T[],
+    query: PostListQuery,
+    stickyIds: number[],
+    list: (query: PostListQuery, page: { limit: number; offset: number }) => Promise<{ posts: T[] }>,
+  ): Promise<T[]> {
     if (stickyIds.length === 0) return posts;
     const remaining = [...stickyIds];
     const out = [...posts];
     let at = 0;
     for (let i = 0; i < out.length; i++) {
-      const post = out[i] as Post;
+      const post = out[i] as T;
       const index = remaining.indexOf(post.id);
       if (index === -1) continue;
       out.splice(i, 1);
@@ -861,7 +909,7 @@ export class PostsController extends RestController {
     const excluded = query.exclude ?? [];
     const missing = remaining.filter((id) => !excluded.includes(id));
     if (missing.length > 0) {
-      const extra = await this.#rt.service.repo.list(
+      const extra = await list(
         { type: this.type.slug, statuses: ['publish'], include: missing, orderby: 'date', order: 'desc' },
         { limit: missing.length, offset: 0 },
       );
@@ -890,7 +938,15 @@ export class PostsController extends RestController {
 
   async getItem(request: RestRequest): Promise<RestResponse> {
     const post = await this.getPost(request.get('id'), request);
-    const response = await this.prepareItemForResponse(post, request);
+    const cache = this.#cacheFor(request);
+    let response: RestResponse;
+    if (cache) {
+      const extras = await this.loadExtras([post], request, undefined, false);
+      const [item] = (await this.#cachedItems(cache, [post], request, extras, async () => [post])) ?? [];
+      response = new RestResponse(item);
+    } else {
+      response = await this.prepareItemForResponse(post, request);
+    }
     if (this.type.viewable) {
       const link = await this.#link(post, request);
       response.headers.Link = `<${link}>; rel="alternate"; type=text/html`;
@@ -1256,30 +1312,16 @@ export class PostsController extends RestController {
   // ---- response ----
 
   /** What a page of posts needs for its responses, fetched in a few queries and computed once per request. */
-  async loadExtras(posts: readonly Post[], request: RestRequest, settings?: ContentSettings): Promise<PostExtras> {
+  async loadExtras(
+    posts: readonly PostKey[],
+    request: RestRequest,
+    settings?: ContentSettings,
+    withPostData = true,
+  ): Promise<PostExtras> {
     const s = settings ?? (await this.#rt.service.settings());
     const repo = this.#rt.service.repo;
     const ids = posts.map((p) => p.id);
     const wants = includedFields(this.fieldsForResponse(request));
-    const terms = new Map<number, Map<string, number[]>>();
-    if (this.#taxonomies.some((t) => wants(t.restBase))) {
-      for (const t of await repo.terms(ids)) {
-        let byTax = terms.get(t.postId);
-        if (!byTax) {
-          byTax = new Map();
-          terms.set(t.postId, byTax);
-        }
-        const list = byTax.get(t.taxonomy);
-        if (list) list.push(t.termId);
-        else byTax.set(t.taxonomy, [t.termId]);
-      }
-    }
-    const meta = wants('meta')
-      ? await repo.meta(
-          ids,
-          this.#meta.map((m) => m.key),
-        )
-      : new Map();
     const wantsLinks = wants('_links') || wants('_embedded');
     const revisions = wantsLinks ? await repo.revisionSummaries(ids) : new Map();
     const ancestors = new Map<number, string[]>();
@@ -1294,11 +1336,11 @@ export class PostsController extends RestController {
       for (const post of posts) generatedSlugs.set(post.id, await this.#generatedSlug(post, s, owners));
     }
     const lengthParam = request.get('excerpt_length');
-    return {
+    const extras: PostExtras = {
       settings: s,
       sticky: new Set(s.stickyPosts),
-      terms,
-      meta,
+      terms: new Map(),
+      meta: new Map(),
       revisions,
       ancestors,
       generatedSlugs,
@@ -1309,13 +1351,121 @@ export class PostsController extends RestController {
       actions: wantsLinks && request.context === 'edit' ? await this.#availableActions(request) : [],
       excerptLength: lengthParam !== undefined && lengthParam !== null ? toInt(lengthParam) : undefined,
     };
+    if (withPostData) await this.#loadPostData(posts, extras);
+    return extras;
+  }
+
+  /**
+   * The rows an item is built from besides its post row (its terms and meta), added to `extras`: loaded
+   * with the other extras, or later for only the posts whose item is not cached.
+   */
+  async #loadPostData(posts: readonly PostKey[], extras: PostExtras): Promise<void> {
+    const repo = this.#rt.service.repo;
+    const ids = posts.map((p) => p.id);
+    if (ids.length === 0) return;
+    const wants = extras.wants;
+    if (this.#taxonomies.some((t) => wants(t.restBase))) {
+      for (const t of await repo.terms(ids)) {
+        let byTax = extras.terms.get(t.postId);
+        if (!byTax) {
+          byTax = new Map();
+          extras.terms.set(t.postId, byTax);
+        }
+        const list = byTax.get(t.taxonomy);
+        if (list) list.push(t.termId);
+        else byTax.set(t.taxonomy, [t.termId]);
+      }
+    }
+    if (wants('meta')) {
+      const meta = await repo.meta(
+        ids,
+        this.#meta.map((m) => m.key),
+      );
+      for (const [id, values] of meta) extras.meta.set(id, values);
+    }
+  }
+
+  /** The item cache, when it may answer this request: reads of whole items of posts and pages (not subclasses). */
+  #cacheFor(request: RestRequest): ItemJsonCache | null {
+    if (!this.#cacheable || !request.acceptsRawJson) return null;
+    if (request.method !== 'GET' && request.method !== 'HEAD') return null;
+    return this.#rt.itemCache;
+  }
+
+  /**
+   * The cache key of a post's item for this request: its row version plus every input that is not in
+   * its row, its meta or its terms (see item-cache.ts).
+   */
+  async #itemKey(post: PostKey, request: RestRequest, extras: PostExtras, scope: number): Promise<string> {
+    const revisions = extras.revisions.get(post.id);
+    let key = `${scope}:${post.id}:${post.version}:${revisions ? `${revisions.count}.${revisions.latestId}` : '-'}:`;
+    key += extras.sticky.has(post.id) ? 's' : '-';
+    key += extras.canReadPrivate || post.authorId === request.user.id ? 'r' : '-';
+    if (post.password !== '') key += (await this.#canAccessPassword(post, request)) ? 'P' : 'p';
+    if (this.#isPage) key += JSON.stringify(extras.ancestors.get(post.parentId) ?? []);
+    const generated = extras.generatedSlugs.get(post.id);
+    if (generated !== undefined) key += JSON.stringify(generated);
+    return key;
+  }
+
+  /** What every item of a request shares that its output depends on, as a cache scope. */
+  #cacheScope(cache: ItemJsonCache, request: RestRequest, extras: PostExtras): number {
+    return cache.scopeId(
+      JSON.stringify([
+        this.restBase,
+        request.context,
+        extras.apiRoot,
+        extras.settings,
+        extras.excerptLength ?? null,
+        extras.actions,
+      ]),
+    );
+  }
+
+  /**
+   * The items of `posts` as JSON, from the cache or prepared from the full rows `fetch` gives for the
+   * missing ones (and cached); null when `fetch` gives none.
+   */
+  async #cachedItems(
+    cache: ItemJsonCache,
+    posts: readonly PostKey[],
+    request: RestRequest,
+    extras: PostExtras,
+    fetch: (missing: PostKey[]) => Promise<Post[] | null>,
+    renderState?: BlockRenderState,
+  ): Promise<RawJson[] | null> {
+    const scope = this.#cacheScope(cache, request, extras);
+    const keys: string[] = [];
+    const json: Array<string | undefined> = [];
+    const missing: PostKey[] = [];
+    for (const post of posts) {
+      const key = await this.#itemKey(post, request, extras, scope);
+      const hit = cache.get(key);
+      keys.push(key);
+      json.push(hit);
+      if (hit === undefined) missing.push(post);
+    }
+    if (missing.length > 0) {
+      const full = await fetch(missing);
+      if (!full) return null;
+      await this.#loadPostData(full, extras);
+      let next = 0;
+      for (let i = 0; i < posts.length; i++) {
+        if (json[i] !== undefined) continue;
+        const response = await this.prepareItemForResponse(full[next++] as Post, request, extras, renderState);
+        const text = JSON.stringify(this.prepareResponseForCollection(response));
+        cache.set(keys[i] as string, text);
+        json[i] = text;
+      }
+    }
+    return json.map((text) => new RawJson(text as string));
   }
 
   /**
    * Who already uses the slug each post's title gives, fetched for the whole page at once; null when the
    * type's uniqueness scope is not a plain per-type one (pages: per parent; attachments: every type).
    */
-  async #baseSlugOwners(posts: readonly Post[]): Promise<BaseSlugOwners | null> {
+  async #baseSlugOwners(posts: readonly PostKey[]): Promise<BaseSlugOwners | null> {
     if (this.type.hierarchical || this.type.slug === 'attachment' || posts.length === 0) return null;
     const bases = posts.map((post) => sanitizeTitle(post.title, String(post.id)));
     return { checked: new Set(bases), owners: await this.#rt.service.repo.slugOwners(bases, this.type.slug) };
@@ -1323,7 +1473,7 @@ export class PostsController extends RestController {
 
   /** get_sample_permalink()[1]: the slug the title would give, made unique as if published. */
   async #generatedSlug(
-    post: Post,
+    post: PostKey,
     settings: ContentSettings,
     prefetched: BaseSlugOwners | null = null,
   ): Promise<string> {

@@ -9,6 +9,7 @@ export * from './formatting.ts';
 export * from './http.ts';
 export * from './pagination.ts';
 export * from './php.ts';
+export * from './raw-json.ts';
 export * from './request.ts';
 export * from './response.ts';
 export * from './route.ts';

@@ -86,6 +86,11 @@ export class RestRequest {
   attributes: MatchedEndpoint | null = null;
   /** Set by the server when the request is dispatched internally for `_embed`. */
   isEmbedded = false;
+  /**
+   * Set by the server for a top-level request whose data it serialises as is (no `_fields`, `_embed` or
+   * `_envelope`): a handler may then answer with RawJson items.
+   */
+  acceptsRawJson = false;
   private readonly params: Record<ParamSource, Record<string, unknown>>;
   private readonly memos = new Map<string, Promise<unknown>>();
   private readonly locals = new Map<string, unknown>();

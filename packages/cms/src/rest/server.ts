@@ -16,6 +16,7 @@ import {
 import { authorizationRequiredCode, isRestError, RestError } from './errors.ts';
 import { filterResponseFields, requestedFields } from './fields.ts';
 import { isPlainObject, parseList, parseQueryString } from './php.ts';
+import { stringifyResponseData } from './raw-json.ts';
 import { ANONYMOUS, type CapabilityCheck, type CurrentUser, RestRequest, type UploadedFile } from './request.ts';
 import { ensureResponse, RestResponse } from './response.ts';
 import {
@@ -695,9 +696,11 @@ export class RestServer {
       response = errorResponse(auth);
     } else {
       if (auth) request.user = auth.user;
+      const fields = requestedFields(request);
+      request.acceptsRawJson =
+        fields === null && input.query._embed === undefined && input.query._envelope === undefined;
       response = await this.dispatch(request);
       await this.addAllowHeader(response, request);
-      const fields = requestedFields(request);
       if (fields && response.status < 400) response.data = filterResponseFields(response.data, fields);
     }
 
@@ -730,7 +733,7 @@ export class RestServer {
     if (response.raw) return { status, headers, body: response.raw.body };
     const data = await this.responseToData(response, embed, new Map(), request);
     if (status === 204 || data === null || data === undefined) return { status, headers, body: null };
-    const json = JSON.stringify(data);
+    const json = stringifyResponseData(data);
     return { status, headers, body: jsonp !== null ? `/**/${jsonp}(${json})` : json };
   }
 }
