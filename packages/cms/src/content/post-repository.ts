@@ -342,6 +342,17 @@ export class PostRepository {
    * terms of that taxonomy are ignored). Returns the ids whose membership changed.
    */
   async setTerms(postId: number, taxonomy: string, termIds: readonly number[], db: Db = this.db): Promise<number[]> {
+    const { added, removed } = await this.replaceTerms(postId, taxonomy, termIds, db);
+    return [...added, ...removed];
+  }
+
+  /** setTerms(), telling the ids added and the ids removed apart. */
+  async replaceTerms(
+    postId: number,
+    taxonomy: string,
+    termIds: readonly number[],
+    db: Db = this.db,
+  ): Promise<{ added: number[]; removed: number[] }> {
     const wanted = termIds.length
       ? (
           await db
@@ -376,7 +387,7 @@ export class PostRepository {
         .values(add.map((term_id) => ({ object_id: postId, term_id, term_order: 0 })))
         .execute();
     }
-    return [...add, ...remove];
+    return { added: add, removed: remove };
   }
 
   /** Term ids attached to a post (any taxonomy). */

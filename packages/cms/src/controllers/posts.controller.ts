@@ -987,18 +987,30 @@ export class PostsController extends RestController {
     return true;
   }
 
-  /** check_assign_terms_permission(): every existing term sent must be assignable. */
-  async #canAssignTerms(request: RestRequest): Promise<boolean> {
-    for (const tax of this.#taxonomies) {
-      const value = request.get(tax.restBase);
-      if (value === undefined || value === null) continue;
-      for (const id of parseList(value).map(toInt)) {
-        const term = id > 0 ? await this.#ctx.terms.findById(id) : null;
-        if (!term || term.taxonomy !== tax.slug) continue;
-        if (!(await request.can('assign_term', id))) return false;
+  /**
+   * check_assign_terms_permission(): every existing term sent must be assignable. Answered once per
+   * request (the Allow header asks again), with the terms read in one query.
+   */
+  #canAssignTerms(request: RestRequest): Promise<boolean> {
+    return request.memo(`content:canAssignTerms:${this.type.slug}`, async () => {
+      const sent: Array<{ tax: TaxonomyDef; ids: number[] }> = [];
+      for (const tax of this.#taxonomies) {
+        const value = request.get(tax.restBase);
+        if (value === undefined || value === null) continue;
+        sent.push({ tax, ids: parseList(value).map(toInt) });
       }
-    }
-    return true;
+      const all = sent.flatMap((s) => s.ids).filter((id) => id > 0);
+      if (all.length === 0) return true;
+      const terms = new Map((await this.#ctx.terms.findByIds([...new Set(all)])).map((t) => [Number(t.id), t]));
+      for (const { tax, ids } of sent) {
+        for (const id of ids) {
+          const term = terms.get(id);
+          if (!term || term.taxonomy !== tax.slug) continue;
+          if (!(await request.can('assign_term', id))) return false;
+        }
+      }
+      return true;
+    });
   }
 
   async createItem(request: RestRequest): Promise<RestResponse> {

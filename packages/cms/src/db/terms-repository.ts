@@ -183,4 +183,25 @@ export class TermsRepository {
   async setCounts(counts: ReadonlyMap<number, number>, db: Kysely<CmsDatabase> = this.db): Promise<void> {
     for (const [id, count] of counts) await db.updateTable('terms').set({ count }).where('id', '=', id).execute();
   }
+
+  /**
+   * Adds a difference to terms' counts, one statement per distinct difference (in place, so concurrent
+   * writers on PostgreSQL do not overwrite each other's counts).
+   */
+  async addToCounts(deltas: ReadonlyMap<number, number>, db: Kysely<CmsDatabase> = this.db): Promise<void> {
+    const byDelta = new Map<number, number[]>();
+    for (const [id, delta] of deltas) {
+      if (delta === 0) continue;
+      const ids = byDelta.get(delta);
+      if (ids) ids.push(id);
+      else byDelta.set(delta, [id]);
+    }
+    for (const [delta, ids] of byDelta) {
+      await db
+        .updateTable('terms')
+        .set({ count: sql`count + ${delta}` })
+        .where('id', 'in', ids)
+        .execute();
+    }
+  }
 }
