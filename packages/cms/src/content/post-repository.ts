@@ -16,6 +16,7 @@ import {
   toRow,
 } from './post.ts';
 import { type PostListQuery, postListOrder, postListWhere } from './post-query.ts';
+import { arg, runShape } from './query-shapes.ts';
 import type { PostsTable } from './schema.ts';
 
 export type Db = Kysely<CmsDatabase>;
@@ -46,10 +47,37 @@ export class PostRepository {
   readonly db: Db;
   /** SQLite's LIKE ignores ASCII case, the same folding its lower() does, so searches skip lower(). */
   readonly #likeIgnoresCase: boolean;
+  /**
+   * SQLite only: list counts by list query, valid while the connection's write generation (see
+   * #writeGeneration) is unchanged. Counting every matching post costs as much as reading a page, and
+   * the same lists are asked for again and again between writes. PostgreSQL (several nodes) counts.
+   */
+  readonly #counts: Map<string, { generation: string; total: number }> | null;
 
   constructor(db: Db, dialect: 'sqlite' | 'postgres' = 'postgres') {
     this.db = db;
     this.#likeIgnoresCase = dialect === 'sqlite';
+    this.#counts = dialect === 'sqlite' ? new Map() : null;
+  }
+
+  /**
+   * On SQLite: a value that changes whenever the data may have changed — `total_changes()` counts every
+   * row this connection (the process's only one) inserted, updated or deleted, triggers included, and
+   * `data_version` changes when another connection (another worker, a CLI command) has committed.
+   */
+  async #writeGeneration(db: Db): Promise<string> {
+    const rows = await runShape(
+      db,
+      'write-generation',
+      () =>
+        db.selectNoFrom([
+          sql<number>`total_changes()`.as('c'),
+          sql<number>`(select data_version from pragma_data_version)`.as('v'),
+        ]),
+      [],
+    );
+    const row = rows[0] as { c: number; v: number } | undefined;
+    return `${row?.c}:${row?.v}`;
   }
 
   /**
@@ -167,17 +195,26 @@ export class PostRepository {
   ): Promise<{ rows: Partial<PostRow>[]; total: number }> {
     const query = this.#tuned(listQuery);
     if (query.search && query.search.text !== '') return this.#searchPage(query, page, db, columns);
-    const from = db.selectFrom('posts');
-    let q = (columns ? from.select(columns.map((c) => `posts.${c}` as const)) : from.selectAll('posts')).where((eb) =>
-      postListWhere(eb, query),
-    );
-    for (const item of postListOrder(query)) q = q.orderBy(item.expr, item.direction);
-    const rows = (await q.limit(page.limit).offset(page.offset).execute()) as Partial<PostRow>[];
+    // The serialised query decides the whole statement but its page: compiled once per list shape.
+    const queryKey = JSON.stringify(query);
+    const rows = (await runShape(
+      db,
+      `posts-list|${columns ? columns.join(',') : '*'}|${queryKey}`,
+      () => {
+        const from = db.selectFrom('posts');
+        let q = (columns ? from.select(columns.map((c) => `posts.${c}` as const)) : from.selectAll('posts')).where(
+          (eb) => postListWhere(eb, query),
+        );
+        for (const item of postListOrder(query)) q = q.orderBy(item.expr, item.direction);
+        return q.limit(arg(0) as unknown as number).offset(arg(1) as unknown as number);
+      },
+      [page.limit, page.offset],
+    )) as Partial<PostRow>[];
     // A short page (or an empty first page) already tells the total; only a full page needs a count.
     const total =
       (rows.length > 0 && rows.length < page.limit) || (rows.length === 0 && page.offset === 0)
         ? page.offset + rows.length
-        : await this.count(query, db);
+        : await this.#count(query, queryKey, db);
     return { rows, total };
   }
 
@@ -214,12 +251,36 @@ export class PostRepository {
   /** The number of posts a list query matches. */
   async count(listQuery: PostListQuery, db: Db = this.db): Promise<number> {
     const query = this.#tuned(listQuery);
-    const row = await db
-      .selectFrom('posts')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where((eb) => postListWhere(eb, query))
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+    return this.#count(query, JSON.stringify(query), db);
+  }
+
+  async #count(query: PostListQuery, queryKey: string, db: Db): Promise<number> {
+    const counts = this.#counts;
+    // Inside a transaction the count may see the transaction's own uncommitted rows: never cached.
+    const cacheable = counts !== null && db === this.db;
+    let generation = '';
+    if (cacheable) {
+      generation = await this.#writeGeneration(db);
+      const hit = counts.get(queryKey);
+      if (hit && hit.generation === generation) return hit.total;
+    }
+    const rows = await runShape(
+      db,
+      `posts-count|${queryKey}`,
+      () =>
+        db
+          .selectFrom('posts')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where((eb) => postListWhere(eb, query)),
+      [],
+    );
+    const total = Number((rows[0] as { n: number } | undefined)?.n ?? 0);
+    // Kept only when nothing was written while it counted (another request's write between the two reads).
+    if (cacheable && (await this.#writeGeneration(db)) === generation) {
+      if (counts.size >= 500) counts.clear();
+      counts.set(queryKey, { generation, total });
+    }
+    return total;
   }
 
   /** Children of a post of one type, newest first (revisions: by date then id, as WordPress lists them). */
@@ -245,13 +306,22 @@ export class PostRepository {
   ): Promise<Map<number, { count: number; latestId: number }>> {
     const out = new Map<number, { count: number; latestId: number }>();
     if (parentIds.length === 0) return out;
-    const rows = await db
-      .selectFrom('posts')
-      .select(['id', 'parent_id', 'date_local'])
-      .where('parent_id', 'in', [...parentIds])
-      .where('type', '=', 'revision')
-      .where('status', '=', 'inherit')
-      .execute();
+    const rows = await runShape(
+      db,
+      `posts-revision-summaries|${parentIds.length}`,
+      () =>
+        db
+          .selectFrom('posts')
+          .select(['id', 'parent_id', 'date_local'])
+          .where(
+            'parent_id',
+            'in',
+            parentIds.map((_, i) => arg(i) as unknown as number),
+          )
+          .where('type', '=', 'revision')
+          .where('status', '=', 'inherit'),
+      parentIds,
+    );
     const latestDate = new Map<number, string>();
     for (const r of rows) {
       const parent = Number(r.parent_id);

@@ -1,0 +1,70 @@
+import type { Compilable, CompiledQuery, Kysely } from 'kysely';
+
+/**
+ * Hot read queries compiled once per shape instead of once per request (the helper proven in
+ * packages/trips/src/store/query-shapes.ts, copied: packages do not share internals).
+ *
+ * Building and compiling a Kysely query costs 20-80 µs (immutable builder nodes, a visitor pass), as much
+ * as SQLite takes to run an indexed lookup; the list, count and revision statements of the posts
+ * collections run thousands of times a second with the same structure. A shape is built once with
+ * {@link arg} markers where the varying values go; the compiled SQL is kept and each call substitutes the
+ * values into the parameter list. It goes through `executeQuery`, so it works on every dialect, inside
+ * transactions too, and the driver's prepared-statement cache still applies.
+ */
+const MARK = '\u0000shape-arg:';
+
+/** The placeholder for argument `i` when building a shape. */
+export function arg(i: number): string {
+  return `${MARK}${i}`;
+}
+
+interface Shape {
+  compiled: CompiledQuery;
+  /** Per parameter: the index of the argument it takes, or -1 for a constant of the shape. */
+  slots: number[];
+}
+
+const shapesByAdapter = new WeakMap<object, Map<string, Shape>>();
+const MAX_SHAPES = 500;
+
+/**
+ * Runs the query of shape `key` (built by `build` the first time, with {@link arg} markers) with
+ * `args` as its values. The key must determine the query's structure and every value that is not an
+ * argument (e.g. the whole list query serialised, or the length of an `in` list).
+ */
+export async function runShape<DB, R>(
+  db: Kysely<DB>,
+  key: string,
+  build: () => Compilable<R>,
+  args: readonly unknown[],
+): Promise<R[]> {
+  // Keyed by the dialect's adapter, which a database handle shares with every transaction opened on it
+  // (a Transaction object is new each time), and which alone decides how a shape compiles.
+  const adapter = db.getExecutor().adapter;
+  let shapes = shapesByAdapter.get(adapter);
+  if (!shapes) {
+    shapes = new Map();
+    shapesByAdapter.set(adapter, shapes);
+  }
+  let shape = shapes.get(key);
+  if (!shape) {
+    const compiled = build().compile();
+    const slots = compiled.parameters.map((p) =>
+      typeof p === 'string' && p.startsWith(MARK) ? Number(p.slice(MARK.length)) : -1,
+    );
+    for (const slot of slots) {
+      if (slot >= args.length) throw new Error(`query shape ${key} uses argument ${slot} but gets ${args.length}`);
+    }
+    shape = { compiled, slots };
+    if (shapes.size >= MAX_SHAPES) shapes.clear();
+    shapes.set(key, shape);
+  }
+  const { compiled, slots } = shape;
+  const parameters = new Array<unknown>(slots.length);
+  for (let i = 0; i < slots.length; i++) {
+    const slot = slots[i]!;
+    parameters[i] = slot === -1 ? compiled.parameters[i] : args[slot];
+  }
+  const result = await db.executeQuery<R>({ ...compiled, parameters } as CompiledQuery<R>);
+  return result.rows;
+}
