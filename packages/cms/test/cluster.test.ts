@@ -48,6 +48,18 @@ function request(url: string, init: { method?: string; authorization?: string; b
   });
 }
 
+/** The headers of a GET on a connection of its own. */
+function headOf(url: string): Promise<http.IncomingHttpHeaders> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { agent: false, headers: { connection: 'close' } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.headers));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 describe('data_version watcher', () => {
   it('reports writes by another connection to the same file, not its own', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'cms-watch-'));
@@ -191,6 +203,20 @@ describe('serve with two workers', () => {
       expect(await title(`posts/${id}`)).toBe('Changed everywhere');
       expect(await title('posts')).toBe('Changed everywhere');
     }
+  });
+
+  it("counts a post created on another worker in every worker's list total at once", async () => {
+    const total = async (): Promise<number> => Number((await headOf(`${api}cms/v2/posts?per_page=1`))['x-cms-total']);
+    // Both workers answer (and may keep) the total of the same list first.
+    const before = await total();
+    for (let i = 0; i < 6; i++) expect(await total()).toBe(before);
+    const created = await request(`${api}cms/v2/posts`, {
+      method: 'POST',
+      authorization: admin,
+      body: { title: 'Counted everywhere', content: 'Body.', status: 'publish' },
+    });
+    expect(created.status).toBe(201);
+    for (let i = 0; i < 8; i++) expect(await total()).toBe(before + 1);
   });
 
   it('creates posts sent at once to both workers without conflicts', async () => {

@@ -48,16 +48,17 @@ export class PostRepository {
   /** SQLite's LIKE ignores ASCII case, the same folding its lower() does, so searches skip lower(). */
   readonly #likeIgnoresCase: boolean;
   /**
-   * SQLite only: list counts by list query, valid while the connection's write generation (see
-   * #writeGeneration) is unchanged. Counting every matching post costs as much as reading a page, and
-   * the same lists are asked for again and again between writes. PostgreSQL (several nodes) counts.
+   * SQLite only: results of hot reads (list counts, slug owners) by query, valid while the connection's
+   * write generation (see #writeGeneration) is unchanged. Counting every matching post costs as much as
+   * reading a page, and the same lists are asked for again and again between writes. PostgreSQL (several
+   * nodes, no such generation) reads every time.
    */
-  readonly #counts: Map<string, { generation: string; total: number }> | null;
+  readonly #kept: Map<string, { generation: string; value: unknown }> | null;
 
   constructor(db: Db, dialect: 'sqlite' | 'postgres' = 'postgres') {
     this.db = db;
     this.#likeIgnoresCase = dialect === 'sqlite';
-    this.#counts = dialect === 'sqlite' ? new Map() : null;
+    this.#kept = dialect === 'sqlite' ? new Map() : null;
   }
 
   /**
@@ -140,12 +141,25 @@ export class PostRepository {
   async slugOwners(slugs: readonly string[], type: string, db: Db = this.db): Promise<Map<string, number[]>> {
     const out = new Map<string, number[]>();
     if (slugs.length === 0) return out;
-    const rows = await db
-      .selectFrom('posts')
-      .select(['id', 'slug'])
-      .where('type', '=', type)
-      .where('slug', 'in', [...new Set(slugs)])
-      .execute();
+    const distinct = [...new Set(slugs)];
+    // An edit-context list asks this for the same page on every request: kept like counts.
+    const rows = await this.#keptUntilWrite(`slug-owners|${JSON.stringify([type, distinct])}`, db, () =>
+      runShape(
+        db,
+        `posts-slug-owners|${distinct.length}`,
+        () =>
+          db
+            .selectFrom('posts')
+            .select(['id', 'slug'])
+            .where('type', '=', arg(0) as unknown as string)
+            .where(
+              'slug',
+              'in',
+              distinct.map((_, i) => arg(i + 1) as unknown as string),
+            ),
+        [type, ...distinct],
+      ),
+    );
     for (const row of rows) {
       const ids = out.get(row.slug);
       if (ids) ids.push(Number(row.id));
@@ -229,18 +243,39 @@ export class PostRepository {
     db: Db,
     columns: readonly (keyof PostsTable)[] | null,
   ): Promise<{ rows: Partial<PostRow>[]; total: number }> {
-    let q = db
-      .selectFrom('posts')
-      .select('posts.id')
-      .where((eb) => postListWhere(eb, query));
-    for (const item of postListOrder(query)) q = q.orderBy(item.expr, item.direction);
-    const ids = (await q.execute()).map((r) => Number(r.id));
+    const queryKey = JSON.stringify(query);
+    // The same searches come again between writes: their matches are kept like counts.
+    const ids = await this.#keptUntilWrite(`search|${queryKey}`, db, async () => {
+      const matches = await runShape(
+        db,
+        `posts-search|${queryKey}`,
+        () => {
+          let q = db
+            .selectFrom('posts')
+            .select('posts.id')
+            .where((eb) => postListWhere(eb, query));
+          for (const item of postListOrder(query)) q = q.orderBy(item.expr, item.direction);
+          return q;
+        },
+        [],
+      );
+      return matches.map((r) => Number(r.id));
+    });
     const pageIds = ids.slice(page.offset, page.offset + page.limit);
     if (pageIds.length === 0) return { rows: [], total: ids.length };
-    const from = db.selectFrom('posts');
-    const rows = (await (columns ? from.select([...columns]) : from.selectAll())
-      .where('id', 'in', pageIds)
-      .execute()) as Partial<PostRow>[];
+    const rows = (await runShape(
+      db,
+      `posts-by-ids|${columns ? columns.join(',') : '*'}|${pageIds.length}`,
+      () => {
+        const from = db.selectFrom('posts');
+        return (columns ? from.select([...columns]) : from.selectAll()).where(
+          'id',
+          'in',
+          pageIds.map((_, i) => arg(i) as unknown as number),
+        );
+      },
+      pageIds,
+    )) as Partial<PostRow>[];
     const byId = new Map(rows.map((r) => [Number(r.id), r]));
     return {
       rows: pageIds.map((id) => byId.get(id)).filter((r): r is Partial<PostRow> => r !== undefined),
@@ -255,32 +290,39 @@ export class PostRepository {
   }
 
   async #count(query: PostListQuery, queryKey: string, db: Db): Promise<number> {
-    const counts = this.#counts;
-    // Inside a transaction the count may see the transaction's own uncommitted rows: never cached.
-    const cacheable = counts !== null && db === this.db;
-    let generation = '';
-    if (cacheable) {
-      generation = await this.#writeGeneration(db);
-      const hit = counts.get(queryKey);
-      if (hit && hit.generation === generation) return hit.total;
+    return this.#keptUntilWrite(`count|${queryKey}`, db, async () => {
+      const rows = await runShape(
+        db,
+        `posts-count|${queryKey}`,
+        () =>
+          db
+            .selectFrom('posts')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where((eb) => postListWhere(eb, query)),
+        [],
+      );
+      return Number((rows[0] as { n: number } | undefined)?.n ?? 0);
+    });
+  }
+
+  /**
+   * The result of a read (which must not be changed by its callers), kept on SQLite under `key` until
+   * anything is written (see #writeGeneration); read every time on PostgreSQL and inside transactions,
+   * whose reads may see their own uncommitted rows.
+   */
+  async #keptUntilWrite<T>(key: string, db: Db, read: () => Promise<T>): Promise<T> {
+    const kept = this.#kept;
+    if (kept === null || db !== this.db) return read();
+    const generation = await this.#writeGeneration(db);
+    const hit = kept.get(key);
+    if (hit && hit.generation === generation) return hit.value as T;
+    const value = await read();
+    // Kept only when nothing was written while it read (another request's write between the two reads).
+    if ((await this.#writeGeneration(db)) === generation) {
+      if (kept.size >= 1000) kept.clear();
+      kept.set(key, { generation, value });
     }
-    const rows = await runShape(
-      db,
-      `posts-count|${queryKey}`,
-      () =>
-        db
-          .selectFrom('posts')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .where((eb) => postListWhere(eb, query)),
-      [],
-    );
-    const total = Number((rows[0] as { n: number } | undefined)?.n ?? 0);
-    // Kept only when nothing was written while it counted (another request's write between the two reads).
-    if (cacheable && (await this.#writeGeneration(db)) === generation) {
-      if (counts.size >= 500) counts.clear();
-      counts.set(queryKey, { generation, total });
-    }
-    return total;
+    return value;
   }
 
   /** Children of a post of one type, newest first (revisions: by date then id, as WordPress lists them). */

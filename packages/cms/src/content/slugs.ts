@@ -179,9 +179,18 @@ export function sanitizeTitleWithDashes(title: string, context: 'display' | 'sav
 
 /** sanitize_title() in the `save` context: what a title or a requested slug becomes as a post slug. */
 export function sanitizeTitle(title: string, fallback = ''): string {
-  const out = sanitizeTitleWithDashes(removeAccents(title), 'save');
+  // A pure function that costs ~10 µs a title (a dozen passes over the text), asked for every post of an
+  // edit-context list on every request: the results of recent titles are kept.
+  let out = sanitizedTitles.get(title);
+  if (out === undefined) {
+    out = sanitizeTitleWithDashes(removeAccents(title), 'save');
+    if (sanitizedTitles.size >= 5000) sanitizedTitles.clear();
+    sanitizedTitles.set(title, out);
+  }
   return out === '' ? fallback : out;
 }
+
+const sanitizedTitles = new Map<string, string>();
 
 /** sanitize_title_for_query(): how a slug in a query is normalised before comparing. */
 export function sanitizeTitleForQuery(title: string): string {

@@ -119,6 +119,8 @@ export class RestServer {
   private readonly namespaces = new Map<string, Set<string>>();
   /** Route descriptions by context and API root: they only change when a route is registered. */
   private readonly describedRoutes = new Map<string, Record<string, unknown>>();
+  /** matchRequest's candidate routes by the namespaces a path starts with; cleared on registration. */
+  private readonly candidatesByNamespaces = new Map<string, readonly RegisteredRoute[]>();
   private readonly options: RestServerOptions;
   readonly headerPrefix: string;
 
@@ -178,6 +180,7 @@ export class RestServer {
       }
     }
     this.describedRoutes.clear();
+    this.candidatesByNamespaces.clear();
     const common = options.args ?? {};
     const normalized = endpoints.map((e) => normalizeEndpoint({ ...e, args: { ...common, ...(e.args ?? {}) } }));
     const existing = this.routes.get(pattern);
@@ -211,35 +214,38 @@ export class RestServer {
   /** Finds the route and endpoint for a request and attaches URL params and defaults (match_request_to_handler). */
   matchRequest(request: RestRequest): { route: RegisteredRoute; endpoint: NormalizedEndpoint } | RestError {
     const path = request.route;
-    const trimmed = `${path.replace(/^\/+/, '')}/`;
-    let candidates = [...this.namespaces.keys()]
-      .filter((ns) => trimmed.startsWith(ns))
-      .flatMap((ns) => this.getRoutes(ns));
-    if (candidates.length === 0) candidates = this.getRoutes();
-    // Deduplicated keeping first places (a Set: the route table has a few hundred entries).
-    else candidates = [...new Set([...this.builtIn(), ...candidates])];
-    for (const route of candidates) {
+    for (const route of this.candidateRoutes(path)) {
       const m = route.regex.exec(path);
       if (!m) continue;
-      const urlParams: Record<string, unknown> = { ...(m.groups ?? {}) };
       for (const endpoint of route.endpoints) {
         const checked = request.method === 'HEAD' && !endpoint.methods.includes('HEAD') ? 'GET' : request.method;
         if (!endpoint.methods.includes(checked as HttpMethod)) continue;
-        request.setUrlParams(urlParams);
+        request.setUrlParams({ ...(m.groups ?? {}) });
         request.attributes = { args: endpoint.args, validateCallback: endpoint.validateCallback };
-        const defaults: Record<string, unknown> = {};
-        for (const [name, arg] of Object.entries(endpoint.args)) {
-          // PHP's isset(): a null default is no default.
-          // Copied so a handler cannot change the route's default; primitives need no copy.
-          if (arg.default !== undefined && arg.default !== null) {
-            defaults[name] = typeof arg.default === 'object' ? structuredClone(arg.default) : arg.default;
-          }
-        }
-        request.setDefaultParams(defaults);
+        request.setDefaultParams(endpointDefaults(endpoint));
         return { route, endpoint };
       }
     }
     return NO_ROUTE();
+  }
+
+  /**
+   * The routes a path may match, in match order: the built-in ones, then those of every namespace the
+   * path starts with (all routes when none). Kept per set of namespaces until a route is registered.
+   */
+  private candidateRoutes(path: string): readonly RegisteredRoute[] {
+    const trimmed = `${path.replace(/^\/+/, '')}/`;
+    let key = '';
+    for (const ns of this.namespaces.keys()) if (trimmed.startsWith(ns)) key += `${ns}\n`;
+    let candidates = this.candidatesByNamespaces.get(key);
+    if (!candidates) {
+      const namespaces = key === '' ? [] : key.slice(0, -1).split('\n');
+      const inNamespaces = namespaces.flatMap((ns) => this.getRoutes(ns));
+      // Deduplicated keeping first places.
+      candidates = inNamespaces.length === 0 ? this.getRoutes() : [...new Set([...this.builtIn(), ...inNamespaces])];
+      this.candidatesByNamespaces.set(key, candidates);
+    }
+    return candidates;
   }
 
   private builtIn(): RegisteredRoute[] {
@@ -751,6 +757,31 @@ export function parseEmbedParam(value: unknown): EmbedSpec {
 /** An error as a response (rest_convert_error_to_response). */
 export function errorResponse(error: RestError): RestResponse {
   return new RestResponse(error.toJSON(), error.status);
+}
+
+/** Per endpoint: its arguments' defaults, primitives as they are, objects to copy per request. */
+const defaultsPlans = new WeakMap<
+  NormalizedEndpoint,
+  { plain: Record<string, unknown>; objects: [string, unknown][] }
+>();
+
+/** The default params of a request matched to `endpoint` (a fresh object each time). */
+function endpointDefaults(endpoint: NormalizedEndpoint): Record<string, unknown> {
+  let plan = defaultsPlans.get(endpoint);
+  if (!plan) {
+    plan = { plain: {}, objects: [] };
+    for (const [name, arg] of Object.entries(endpoint.args)) {
+      // PHP's isset(): a null default is no default.
+      if (arg.default === undefined || arg.default === null) continue;
+      if (typeof arg.default === 'object') plan.objects.push([name, arg.default]);
+      else plan.plain[name] = arg.default;
+    }
+    defaultsPlans.set(endpoint, plan);
+  }
+  const defaults: Record<string, unknown> = { ...plan.plain };
+  // Copied so a handler cannot change the route's default.
+  for (const [name, value] of plan.objects) defaults[name] = structuredClone(value);
+  return defaults;
 }
 
 function withoutArgs(options: RouteOptions): RouteOptions {
