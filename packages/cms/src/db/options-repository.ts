@@ -71,16 +71,21 @@ export class OptionsRepository {
   /** get_option(): the stored value, else the site default, else `fallback`. */
   async get<T = unknown>(name: string, fallback?: T): Promise<T> {
     await this.refresh();
+    return this.lookup(name, fallback);
+  }
+
+  private lookup<T>(name: string, fallback?: T): T {
     if (this.cache.has(name)) return this.cache.get(name) as T;
     if (this.defaults.has(name)) return this.defaults.get(name) as T;
     if (Object.hasOwn(DEFAULT_OPTIONS, name)) return DEFAULT_OPTIONS[name] as T;
     return fallback as T;
   }
 
-  /** Several options at once. */
+  /** Several options at once (from one state of the cache). */
   async getMany(names: readonly string[]): Promise<Record<string, unknown>> {
+    await this.refresh();
     const out: Record<string, unknown> = {};
-    for (const name of names) out[name] = await this.get(name);
+    for (const name of names) out[name] = this.lookup(name);
     return out;
   }
 

@@ -104,6 +104,29 @@ export function fieldsForResponse(
   extraFields: readonly string[] = [],
 ): string[] {
   const context = request.get('context');
+  const embed = request.has('_embed');
+  // Without `_fields` the answer depends only on the (built once, never changed) schema, the context and
+  // `_embed`: kept per schema, and copied so a caller may change its list.
+  const requested = requestedFields(request);
+  if (requested) return narrowedFields(allFields(schema, context, embed, extraFields), requested);
+  const key = `${typeof context === 'string' ? `s:${context}` : `t:${typeof context}`}|${embed}|${extraFields.join(',')}`;
+  let bySchema = fieldsBySchema.get(schema);
+  if (!bySchema) {
+    bySchema = new Map();
+    fieldsBySchema.set(schema, bySchema);
+  }
+  let fields = bySchema.get(key);
+  if (!fields) {
+    fields = allFields(schema, context, embed, extraFields);
+    if (bySchema.size >= 64) bySchema.clear();
+    bySchema.set(key, fields);
+  }
+  return [...fields];
+}
+
+const fieldsBySchema = new WeakMap<JsonSchema, Map<string, string[]>>();
+
+function allFields(schema: JsonSchema, context: unknown, embed: boolean, extraFields: readonly string[]): string[] {
   const properties = Object.entries(schema.properties ?? {});
   const fields: string[] = [];
   for (const [name, property] of properties) {
@@ -119,10 +142,11 @@ export function fieldsForResponse(
   }
   fields.push(...extraFields);
   fields.push('_links');
-  if (request.has('_embed')) fields.push('_embedded');
-  const unique = [...new Set(fields)];
-  const requested = requestedFields(request);
-  if (!requested) return unique;
+  if (embed) fields.push('_embedded');
+  return [...new Set(fields)];
+}
+
+function narrowedFields(unique: readonly string[], requested: string[]): string[] {
   if (unique.includes('id')) requested.push('id');
   const out: string[] = [];
   for (const field of requested) {

@@ -780,8 +780,19 @@ function endpointDefaults(endpoint: NormalizedEndpoint): Record<string, unknown>
   }
   const defaults: Record<string, unknown> = { ...plan.plain };
   // Copied so a handler cannot change the route's default.
-  for (const [name, value] of plan.objects) defaults[name] = structuredClone(value);
+  for (const [name, value] of plan.objects) defaults[name] = copyJson(value);
   return defaults;
+}
+
+/** A deep copy of JSON-like data (a schema default): arrays and plain objects copied, the rest kept. */
+function copyJson(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(copyJson);
+  if (isPlainObject(value)) {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) out[key] = copyJson(value[key]);
+    return out;
+  }
+  return value;
 }
 
 function withoutArgs(options: RouteOptions): RouteOptions {
@@ -828,11 +839,12 @@ export async function hasValidParams(request: RestRequest): Promise<RestError | 
   const invalid: Record<string, string> = {};
   const details: Record<string, unknown> = {};
   for (const [name, arg] of Object.entries(args)) {
+    if (!arg.validateCallback) continue;
     const value = request.get(name);
-    if (value === undefined || value === null || !arg.validateCallback) continue;
+    if (value === undefined || value === null) continue;
     const result =
       arg.validateCallback === true
-        ? validateValueFromSchema(value, arg, name)
+        ? validatedFromSchema(value, arg, name)
         : await arg.validateCallback(value, request, name);
     if (result === false) invalid[name] = 'Invalid parameter.';
     else if (result instanceof RestError) {
@@ -868,8 +880,7 @@ export function sanitizeParams(request: RestRequest): RestError | null {
       if (arg.sanitizeCallback) sanitized = arg.sanitizeCallback(value, request, name);
       else if (arg.type !== undefined) {
         // rest_parse_request_arg: validate, then sanitise from the schema.
-        const valid = validateValueFromSchema(value, arg, name);
-        sanitized = valid === true ? sanitizeValueFromSchema(value, arg, name) : valid;
+        sanitized = sanitizedFromSchema(value, arg, name);
       } else continue;
       if (sanitized instanceof RestError) {
         invalid[name] = [sanitized, ...sanitized.additional].map((e) => e.message).join(' ');
@@ -879,6 +890,48 @@ export function sanitizeParams(request: RestRequest): RestError | null {
   }
   if (Object.keys(invalid).length > 0) return invalidParams(invalid, details);
   return null;
+}
+
+/**
+ * Checking and sanitising a scalar against an argument's schema gives the same answer every time (the
+ * same request parameters and route defaults come again and again): kept per argument for scalars
+ * whose answer is a scalar too (an error or an array is made afresh for each request).
+ */
+const scalarResults = new WeakMap<RestArg, Map<string, unknown>>();
+
+function scalarKey(kind: string, value: unknown, name: string): string | null {
+  const type = typeof value;
+  if (type !== 'string' && type !== 'number' && type !== 'boolean') return null;
+  return `${kind}|${name}|${type}|${String(value)}`;
+}
+
+function keptScalarResult(arg: RestArg, key: string | null, compute: () => unknown): unknown {
+  if (key === null) return compute();
+  let results = scalarResults.get(arg);
+  if (!results) {
+    results = new Map();
+    scalarResults.set(arg, results);
+  }
+  if (results.has(key)) return results.get(key);
+  const result = compute();
+  // Objects (an error, or an array a scalar was split into) are never shared between requests.
+  if (result !== null && typeof result === 'object') return result;
+  if (results.size >= 256) results.clear();
+  results.set(key, result);
+  return result;
+}
+
+/** validateValueFromSchema(), kept for scalars. */
+function validatedFromSchema(value: unknown, arg: RestArg, name: string): unknown {
+  return keptScalarResult(arg, scalarKey('v', value, name), () => validateValueFromSchema(value, arg, name));
+}
+
+/** rest_parse_request_arg()'s schema path (validate, then sanitise), kept for scalars. */
+function sanitizedFromSchema(value: unknown, arg: RestArg, name: string): unknown {
+  return keptScalarResult(arg, scalarKey('s', value, name), () => {
+    const valid = validateValueFromSchema(value, arg, name);
+    return valid === true ? sanitizeValueFromSchema(value, arg, name) : valid;
+  });
 }
 
 function invalidParams(params: Record<string, string>, details: Record<string, unknown>): RestError {
