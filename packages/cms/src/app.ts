@@ -73,7 +73,7 @@ export async function buildApp(deps: BuildAppDeps): Promise<CmsApp> {
     // A read-only request shares the posts its checks look up (the Allow header alone checks three
     // endpoints of the same post); a write re-reads them, since it may change them between checks.
     can: (user, capability, args, request) =>
-      (request?.isReadOnly ? request.local('caps:posts', () => caps.withPostCache()) : caps).userCan(
+      (request?.isReadOnly ? request.local('caps:posts', () => caps.withPostCache(request)) : caps).userCan(
         user,
         capability,
         ...args,

@@ -14,6 +14,7 @@ import type { OptionsRepository } from './db/options-repository.ts';
 import type { CmsDatabase } from './db/schema.ts';
 import type { TermsRepository } from './db/terms-repository.ts';
 import type { UsersRepository } from './db/users-repository.ts';
+import type { RestRequest } from './rest/request.ts';
 import type { RestServer } from './rest/server.ts';
 
 /** What capability mapping needs to know about a post (map_meta_cap's view of WP_Post). */
@@ -35,8 +36,11 @@ export interface PostCapInfo {
  * All methods must be cheap enough to call once per request.
  */
 export interface ContentProvider {
-  /** The post behind `edit_post`/`read_post`/`delete_post`/... checks, or null when it does not exist. */
-  getPostForCaps(postId: number): Promise<PostCapInfo | null>;
+  /**
+   * The post behind `edit_post`/`read_post`/`delete_post`/... checks, or null when it does not exist. A
+   * read-only `request` may share its lookup of the post with the request's other steps.
+   */
+  getPostForCaps(postId: number, request?: RestRequest): Promise<PostCapInfo | null>;
   /**
    * Ids of users with at least one published post of the given types (`has_published_posts`,
    * `who=authors` uses all types shown in REST).

@@ -8,7 +8,7 @@ import { getPostStatus } from '../core/post-statuses.ts';
 import { getPostType, postTypeMetaCaps } from '../core/post-types.ts';
 import { getTaxonomy } from '../core/taxonomies.ts';
 import type { ContentProvider, PostCapInfo } from '../module.ts';
-import type { CurrentUser } from '../rest/request.ts';
+import type { CurrentUser, RestRequest } from '../rest/request.ts';
 import { roleCapabilities } from './roles.ts';
 
 export interface CapabilityDeps {
@@ -173,18 +173,19 @@ export class Capabilities {
     }
   }
 
-  private async post(id: unknown): Promise<PostCapInfo | null> {
+  private async post(id: unknown, request?: RestRequest): Promise<PostCapInfo | null> {
     if (id === undefined || id === null) return null;
     const n = Number(id);
     if (!Number.isInteger(n) || n <= 0) return null;
-    return this.deps.content().getPostForCaps(n);
+    return this.deps.content().getPostForCaps(n, request);
   }
 
   /**
    * A view of these capabilities whose post lookups are made once each and then shared: for the checks
-   * of one read-only request, never across requests (posts change).
+   * of one read-only request (given, its other steps' lookups of the same posts are shared too), never
+   * across requests (posts change).
    */
-  withPostCache(): Capabilities {
+  withPostCache(request?: RestRequest): Capabilities {
     const cache = new Map<number, Promise<PostCapInfo | null>>();
     const view = Object.create(this) as Capabilities;
     view.post = (id: unknown) => {
@@ -192,7 +193,7 @@ export class Capabilities {
       if (id === undefined || id === null || !Number.isInteger(n) || n <= 0) return this.post(id);
       let hit = cache.get(n);
       if (!hit) {
-        hit = this.post(n);
+        hit = this.post(n, request);
         cache.set(n, hit);
       }
       return hit;

@@ -85,8 +85,12 @@ export function contentProvider(runtime: ContentRuntime): ContentProvider {
   const { service } = runtime;
   const repo = service.repo;
   return {
-    async getPostForCaps(postId): Promise<PostCapInfo | null> {
-      const post = await repo.findById(postId);
+    async getPostForCaps(postId, request): Promise<PostCapInfo | null> {
+      // The same lookup (and memo key) as the controllers' getPost: a GET of one post reads it once for
+      // its permission check, its handler and the Allow header's checks.
+      const post = request?.isReadOnly
+        ? await request.memo(`content:post:${postId}`, () => repo.findById(postId))
+        : await repo.findById(postId);
       if (!post) return null;
       const info: PostCapInfo = {
         id: post.id,
