@@ -5,7 +5,10 @@
  * connection exactly when another connection has committed since it last asked; this process's own
  * writes update those caches directly. Several nodes on PostgreSQL keep the caches' short TTLs instead.
  */
-import { type Kysely, sql } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
+
+/** Compiled once: the check runs before every request. */
+const DATA_VERSION = CompiledQuery.raw('pragma data_version');
 
 export class ForeignWriteWatcher {
   readonly #db: Kysely<unknown>;
@@ -19,7 +22,7 @@ export class ForeignWriteWatcher {
 
   /** Checks for writes by other connections since the last check; calls `onChange` when there were. */
   async check(): Promise<void> {
-    const { rows } = await sql<{ data_version: number }>`pragma data_version`.execute(this.#db);
+    const { rows } = await this.#db.executeQuery<{ data_version: number }>(DATA_VERSION);
     const version = Number(rows[0]?.data_version);
     if (this.#version !== null && version !== this.#version) this.#onChange();
     this.#version = version;
