@@ -171,7 +171,8 @@ export class ContentService {
     const settings = await this.settings();
     return writeTransaction(this.db, async (trx) => {
       const post = await this.#save(trx, null, type, write, ctx, settings);
-      await this.#afterSave(trx, post, write, true, settings);
+      // The post as #save read it back is current unless #afterSave wrote to it.
+      if (!(await this.#afterSave(trx, post, write, true, settings))) return post;
       return (await this.repo.findById(post.id, trx)) as Post;
     });
   }
@@ -656,21 +657,27 @@ export class ContentService {
     // Categories: a post always has one (the default category) unless the request sets them.
     const added: number[] = [];
     const removed: number[] = [];
-    const replace = async (taxonomy: string, ids: readonly number[]) => {
-      const change = await this.repo.replaceTerms(id, taxonomy, ids, trx);
-      added.push(...change.added);
-      removed.push(...change.removed);
-    };
+    const sets: Array<readonly [string, readonly number[]]> = [];
     if (
       typeDef?.taxonomies.includes('category') &&
       !existing &&
       status !== 'auto-draft' &&
       w.terms?.category === undefined
     ) {
-      if (settings.defaultCategory > 0) await replace('category', [settings.defaultCategory]);
+      if (settings.defaultCategory > 0) sets.push(['category', [settings.defaultCategory]]);
     }
     for (const [taxonomy, ids] of Object.entries(w.terms ?? {})) {
-      if (typeDef?.taxonomies.includes(taxonomy)) await replace(taxonomy, ids);
+      if (typeDef?.taxonomies.includes(taxonomy)) sets.push([taxonomy, ids]);
+    }
+    if (!existing) {
+      // A post inserted just now has no terms yet: every taxonomy's terms are checked and added at once.
+      added.push(...(await this.repo.addTermsToNewPost(id, sets, trx)));
+    } else {
+      for (const [taxonomy, ids] of sets) {
+        const change = await this.repo.replaceTerms(id, taxonomy, ids, trx);
+        added.push(...change.added);
+        removed.push(...change.removed);
+      }
     }
     await this.#updateCounts(trx, id, existing, { type, status, parentId }, added, removed);
 
@@ -681,9 +688,11 @@ export class ContentService {
   }
 
   /** What the REST controller does after wp_insert_post: sticky, featured image, format, template, meta. */
-  async #afterSave(trx: Db, post: Post, w: PostWrite, creating: boolean, settings: ContentSettings): Promise<void> {
+  async #afterSave(trx: Db, post: Post, w: PostWrite, creating: boolean, settings: ContentSettings): Promise<boolean> {
+    let wrote = false;
     const changes: Partial<PostFields> = {};
     if (post.type === 'post') {
+      // Sticky is an option, not a field of the post: the post itself does not change.
       if (creating) await this.#setSticky(trx, post.id, w.sticky === true);
       else if (w.sticky !== undefined) await this.#setSticky(trx, post.id, w.sticky);
     }
@@ -706,14 +715,19 @@ export class ContentService {
     const real = Object.fromEntries(
       Object.entries(changes).filter(([k, v]) => current[k as keyof typeof current] !== v),
     ) as Partial<PostFields>;
-    if (Object.keys(real).length > 0) await this.repo.update(post.id, real, trx);
+    if (Object.keys(real).length > 0) {
+      await this.repo.update(post.id, real, trx);
+      wrote = true;
+    }
     if (w.meta) {
       for (const [key, value] of Object.entries(w.meta)) {
         if (value === null) await this.repo.deleteMeta(post.id, key, trx);
         else await this.repo.setMeta(post.id, key, value, trx);
+        wrote = true;
       }
     }
     void settings;
+    return wrote;
   }
 
   /** _reset_front_page_settings_for_post(): a page shown on the front loses that role; the post is unstuck. */

@@ -92,7 +92,17 @@ export class PostRepository {
 
   async findById(id: number, db: Db = this.db): Promise<Post | null> {
     if (!Number.isSafeInteger(id) || id <= 0) return null;
-    const row = await db.selectFrom('posts').selectAll().where('id', '=', id).executeTakeFirst();
+    const rows = await runShape(
+      db,
+      'posts-by-id',
+      () =>
+        db
+          .selectFrom('posts')
+          .selectAll()
+          .where('id', '=', arg(0) as unknown as number),
+      [id],
+    );
+    const row = rows[0];
     return row ? toPost(row as PostRow) : null;
   }
 
@@ -110,21 +120,46 @@ export class PostRepository {
 
   /** Inserts a post; returns its id. */
   async insert(fields: PostFields, db: Db = this.db): Promise<number> {
-    const row = await db
-      .insertInto('posts')
-      .values({ ...(toRow(fields) as Required<ReturnType<typeof toRow>>), version: 1 })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    return Number(row.id);
+    // Compiled once per set of columns (the same for every insert in practice).
+    const row = toRow(fields) as Record<string, unknown>;
+    const columns = Object.keys(row);
+    const rows = await runShape(
+      db,
+      `posts-insert|${columns.join(',')}`,
+      () =>
+        db
+          .insertInto('posts')
+          .values({
+            ...(Object.fromEntries(columns.map((c, i) => [c, arg(i)])) as unknown as Required<
+              ReturnType<typeof toRow>
+            >),
+            version: 1,
+          })
+          .returning('id'),
+      columns.map((c) => row[c]),
+    );
+    const inserted = rows[0];
+    if (!inserted) throw new Error('insert into posts returned no row');
+    return Number(inserted.id);
   }
 
   /** Updates some fields of a post and bumps its version. */
   async update(id: number, fields: Partial<PostFields>, db: Db = this.db): Promise<void> {
-    await db
-      .updateTable('posts')
-      .set({ ...toRow(fields), version: sql`version + 1` })
-      .where('id', '=', id)
-      .execute();
+    const row = toRow(fields) as Record<string, unknown>;
+    const columns = Object.keys(row);
+    await runShape(
+      db,
+      `posts-update|${columns.join(',')}`,
+      () =>
+        db
+          .updateTable('posts')
+          .set({
+            ...(Object.fromEntries(columns.map((c, i) => [c, arg(i + 1)])) as ReturnType<typeof toRow>),
+            version: sql`version + 1`,
+          })
+          .where('id', '=', arg(0) as unknown as number),
+      [id, ...columns.map((c) => row[c])],
+    );
   }
 
   /** Deletes a post row (its meta and term relationships go with it). */
@@ -174,15 +209,28 @@ export class PostRepository {
     scope: { type: string; excludeId: number; hierarchical: boolean; parentId: number },
     db: Db = this.db,
   ): Promise<boolean> {
-    let q = db.selectFrom('posts').select('id').where('slug', '=', slug).where('id', '!=', scope.excludeId);
-    if (scope.type === 'attachment') {
-      // Attachment slugs are unique across all types.
-    } else if (scope.hierarchical) {
-      q = q.where('type', 'in', [scope.type, 'attachment']).where('parent_id', '=', scope.parentId);
-    } else {
-      q = q.where('type', '=', scope.type);
-    }
-    return (await q.limit(1).executeTakeFirst()) !== undefined;
+    const kind = scope.type === 'attachment' ? 'any' : scope.hierarchical ? 'hierarchical' : 'type';
+    const rows = await runShape(
+      db,
+      `posts-slug-taken|${kind}`,
+      () => {
+        let q = db
+          .selectFrom('posts')
+          .select('id')
+          .where('slug', '=', arg(0))
+          .where('id', '!=', arg(1) as unknown as number);
+        if (kind === 'any') {
+          // Attachment slugs are unique across all types.
+        } else if (kind === 'hierarchical') {
+          q = q.where('type', 'in', [arg(2), 'attachment']).where('parent_id', '=', arg(3) as unknown as number);
+        } else {
+          q = q.where('type', '=', arg(2));
+        }
+        return q.limit(1);
+      },
+      [slug, scope.excludeId, scope.type, scope.parentId],
+    );
+    return rows.length > 0;
   }
 
   /** A page of a list query and the number of matching posts. */
@@ -390,13 +438,26 @@ export class PostRepository {
   ): Promise<Map<number, Map<string, unknown>>> {
     const out = new Map<number, Map<string, unknown>>();
     if (postIds.length === 0 || keys.length === 0) return out;
-    const rows = await db
-      .selectFrom('postmeta')
-      .select(['post_id', 'meta_key', 'meta_value'])
-      .where('post_id', 'in', [...postIds])
-      .where('meta_key', 'in', [...keys])
-      .orderBy('id')
-      .execute();
+    const rows = await runShape(
+      db,
+      `postmeta-of|${postIds.length}|${keys.length}`,
+      () =>
+        db
+          .selectFrom('postmeta')
+          .select(['post_id', 'meta_key', 'meta_value'])
+          .where(
+            'post_id',
+            'in',
+            postIds.map((_, i) => arg(i) as unknown as number),
+          )
+          .where(
+            'meta_key',
+            'in',
+            keys.map((_, i) => arg(postIds.length + i)),
+          )
+          .orderBy('id'),
+      [...postIds, ...keys],
+    );
     for (const r of rows) {
       const id = Number(r.post_id);
       let m = out.get(id);
@@ -433,14 +494,23 @@ export class PostRepository {
   /** The terms of several posts, by name within each taxonomy (get_the_terms order). */
   async terms(postIds: readonly number[], db: Db = this.db): Promise<PostTerm[]> {
     if (postIds.length === 0) return [];
-    const rows = await db
-      .selectFrom('term_relationships as tr')
-      .innerJoin('terms as t', 't.id', 'tr.term_id')
-      .select(['tr.object_id', 'tr.term_id', 't.taxonomy', 't.name'])
-      .where('tr.object_id', 'in', [...postIds])
-      .orderBy('t.name')
-      .orderBy('t.id')
-      .execute();
+    const rows = await runShape(
+      db,
+      `post-terms-of|${postIds.length}`,
+      () =>
+        db
+          .selectFrom('term_relationships as tr')
+          .innerJoin('terms as t', 't.id', 'tr.term_id')
+          .select(['tr.object_id', 'tr.term_id', 't.taxonomy', 't.name'])
+          .where(
+            'tr.object_id',
+            'in',
+            postIds.map((_, i) => arg(i) as unknown as number),
+          )
+          .orderBy('t.name')
+          .orderBy('t.id'),
+      [...postIds],
+    );
     return rows.map((r) => ({
       postId: Number(r.object_id),
       termId: Number(r.term_id),
@@ -467,22 +537,36 @@ export class PostRepository {
   ): Promise<{ added: number[]; removed: number[] }> {
     const wanted = termIds.length
       ? (
-          await db
-            .selectFrom('terms')
-            .select('id')
-            .where('taxonomy', '=', taxonomy)
-            .where('id', 'in', [...termIds])
-            .execute()
+          await runShape(
+            db,
+            `terms-of-taxonomy|${termIds.length}`,
+            () =>
+              db
+                .selectFrom('terms')
+                .select('id')
+                .where('taxonomy', '=', arg(0))
+                .where(
+                  'id',
+                  'in',
+                  termIds.map((_, i) => arg(i + 1) as unknown as number),
+                ),
+            [taxonomy, ...termIds],
+          )
         ).map((r) => Number(r.id))
       : [];
     const current = (
-      await db
-        .selectFrom('term_relationships as tr')
-        .innerJoin('terms as t', 't.id', 'tr.term_id')
-        .select('tr.term_id')
-        .where('tr.object_id', '=', postId)
-        .where('t.taxonomy', '=', taxonomy)
-        .execute()
+      await runShape(
+        db,
+        'post-term-ids-in-taxonomy',
+        () =>
+          db
+            .selectFrom('term_relationships as tr')
+            .innerJoin('terms as t', 't.id', 'tr.term_id')
+            .select('tr.term_id')
+            .where('tr.object_id', '=', arg(0) as unknown as number)
+            .where('t.taxonomy', '=', arg(1)),
+        [postId, taxonomy],
+      )
     ).map((r) => Number(r.term_id));
     const add = wanted.filter((id) => !current.includes(id));
     const remove = current.filter((id) => !wanted.includes(id));
@@ -494,12 +578,72 @@ export class PostRepository {
         .execute();
     }
     if (add.length > 0) {
-      await db
-        .insertInto('term_relationships')
-        .values(add.map((term_id) => ({ object_id: postId, term_id, term_order: 0 })))
-        .execute();
+      await runShape(
+        db,
+        `term-relationships-insert|${add.length}`,
+        () =>
+          db.insertInto('term_relationships').values(
+            add.map((_, i) => ({
+              object_id: arg(0) as unknown as number,
+              term_id: arg(i + 1) as unknown as number,
+              term_order: 0,
+            })),
+          ),
+        [postId, ...add],
+      );
     }
     return { added: add, removed: remove };
+  }
+
+  /**
+   * replaceTerms() for each [taxonomy, ids] of a post that has no terms yet (inserted in the same
+   * transaction): the ids are checked against their taxonomies in one query and inserted in one
+   * statement. Returns the ids added, in the order replaceTerms would add them taxonomy by taxonomy.
+   */
+  async addTermsToNewPost(
+    postId: number,
+    sets: ReadonlyArray<readonly [string, readonly number[]]>,
+    db: Db = this.db,
+  ): Promise<number[]> {
+    const ids = [...new Set(sets.flatMap(([, termIds]) => termIds))];
+    if (ids.length === 0) return [];
+    const rows = await runShape(
+      db,
+      `terms-taxonomies|${ids.length}`,
+      () =>
+        db
+          .selectFrom('terms')
+          .select(['id', 'taxonomy'])
+          .where(
+            'id',
+            'in',
+            ids.map((_, i) => arg(i) as unknown as number),
+          ),
+      ids,
+    );
+    const add: number[] = [];
+    for (const [taxonomy, termIds] of sets) {
+      for (const row of rows) {
+        const id = Number(row.id);
+        if (row.taxonomy === taxonomy && termIds.includes(id) && !add.includes(id)) add.push(id);
+      }
+    }
+    if (add.length > 0) {
+      await runShape(
+        db,
+        `term-relationships-insert|${add.length}`,
+        () =>
+          db.insertInto('term_relationships').values(
+            add.map((_, i) => ({
+              object_id: arg(0) as unknown as number,
+              term_id: arg(i + 1) as unknown as number,
+              term_order: 0,
+            })),
+          ),
+        [postId, ...add],
+      );
+    }
+    return add;
   }
 
   /** Term ids attached to a post (any taxonomy). */

@@ -1006,7 +1006,9 @@ export class PostsController extends RestController {
         for (const id of ids) {
           const term = terms.get(id);
           if (!term || term.taxonomy !== tax.slug) continue;
-          if (!(await request.can('assign_term', id))) return false;
+          // What map_meta_cap makes of assign_term for a term of this taxonomy, without looking the term
+          // up again (it was just read with the others).
+          if (!(await request.can(tax.cap.assign_terms, id))) return false;
         }
       }
       return true;
@@ -1476,9 +1478,11 @@ export class PostsController extends RestController {
   /**
    * Who already uses the slug each post's title gives, fetched for the whole page at once; null when the
    * type's uniqueness scope is not a plain per-type one (pages: per parent; attachments: every type).
+   * Also null for one post: its own slug check is one query, where the prefetch (kept until the next
+   * write, with its write-generation checks) costs three after a write such as a create.
    */
   async #baseSlugOwners(posts: readonly PostKey[]): Promise<BaseSlugOwners | null> {
-    if (this.type.hierarchical || this.type.slug === 'attachment' || posts.length === 0) return null;
+    if (this.type.hierarchical || this.type.slug === 'attachment' || posts.length < 2) return null;
     const bases = posts.map((post) => sanitizeTitle(post.title, String(post.id)));
     return { checked: new Set(bases), owners: await this.#rt.service.repo.slugOwners(bases, this.type.slug) };
   }
