@@ -3,6 +3,7 @@
  * module keeps it current through `setCounts` when it changes relationships or post statuses.
  */
 import { type Kysely, type Selectable, sql } from 'kysely';
+import { arg, runShape } from '../content/query-shapes.ts';
 import type { CmsDatabase, TermsTable } from './schema.ts';
 
 export type Term = Selectable<TermsTable>;
@@ -33,11 +34,21 @@ export class TermsRepository {
   /** Terms by ids (any taxonomy), in no particular order. */
   async findByIds(ids: readonly number[]): Promise<Term[]> {
     if (ids.length === 0) return [];
-    return this.db
-      .selectFrom('terms')
-      .selectAll()
-      .where('id', 'in', [...ids])
-      .execute();
+    const db = this.db;
+    return runShape(
+      db,
+      `terms-by-ids|${ids.length}`,
+      () =>
+        db
+          .selectFrom('terms')
+          .selectAll()
+          .where(
+            'id',
+            'in',
+            ids.map((_, i) => arg(i) as unknown as number),
+          ),
+      [...ids],
+    );
   }
 
   async findBySlug(taxonomy: string, slug: string, db: Kysely<CmsDatabase> = this.db): Promise<Term | null> {
@@ -197,11 +208,20 @@ export class TermsRepository {
       else byDelta.set(delta, [id]);
     }
     for (const [delta, ids] of byDelta) {
-      await db
-        .updateTable('terms')
-        .set({ count: sql`count + ${delta}` })
-        .where('id', 'in', ids)
-        .execute();
+      await runShape(
+        db,
+        `terms-add-to-counts|${ids.length}`,
+        () =>
+          db
+            .updateTable('terms')
+            .set({ count: sql`count + ${arg(0)}` })
+            .where(
+              'id',
+              'in',
+              ids.map((_, i) => arg(i + 1) as unknown as number),
+            ),
+        [delta, ...ids],
+      );
     }
   }
 }
