@@ -17,6 +17,7 @@ import { currentTimes, gmtFromLocal, isValidMysqlDate, localFromGmt, wallClockMs
 import { permalink } from './permalinks.ts';
 import type { Post, PostFields } from './post.ts';
 import { type Db, PostRepository } from './post-repository.ts';
+import { arg, runShape } from './query-shapes.ts';
 import { normalizeWhitespace, phpTrim } from './render/html.ts';
 import { ksesData, ksesPost } from './render/kses.ts';
 import { type ContentSettings, readContentSettings } from './site-settings.ts';
@@ -751,14 +752,20 @@ export class ContentService {
 
   /** wp_add_trashed_suffix_to_post_name_for_trashed_posts(): a trashed post gives its slug up. */
   async #suffixTrashedWithSlug(trx: Db, slug: string, type: string, excludeId: number): Promise<void> {
-    const rows = await trx
-      .selectFrom('posts')
-      .selectAll()
-      .where('slug', '=', slug)
-      .where('status', '=', 'trash')
-      .where('type', '=', type)
-      .where('id', '!=', excludeId)
-      .execute();
+    // Asked on every save with a slug, and almost always empty: compiled once.
+    const rows = await runShape(
+      trx,
+      'posts-trashed-with-slug',
+      () =>
+        trx
+          .selectFrom('posts')
+          .select('id')
+          .where('slug', '=', arg(0))
+          .where('status', '=', 'trash')
+          .where('type', '=', arg(1))
+          .where('id', '!=', arg(2) as unknown as number),
+      [slug, type, excludeId],
+    );
     for (const row of rows) {
       const trashed = (await this.repo.findById(Number(row.id), trx)) as Post;
       await this.repo.update(trashed.id, { slug: await this.#trashedSlug(trx, trashed) }, trx);
