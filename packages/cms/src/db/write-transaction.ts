@@ -11,12 +11,25 @@
  * transaction is given up and asked for again shortly after, with the event loop free meanwhile.
  */
 import { dialectOf, TransientConflictError, withTransaction } from '@svc/platform';
-import { type Kysely, sql, type Transaction } from 'kysely';
+import { CompiledQuery, type Kysely, sql, type Transaction } from 'kysely';
 
 /** How long a writer waits for the lock in all before failing (SQLite's busy timeout of the connection). */
 const LOCK_WAIT_MS = 5000;
 
 class WriteLockBusy extends Error {}
+
+// The statements of every write transaction, compiled once.
+const NO_BUSY_WAIT = CompiledQuery.raw('pragma busy_timeout = 0');
+const TAKE_WRITE_LOCK = CompiledQuery.raw('delete from options where 0');
+const restoreBusyWait = new Map<number, CompiledQuery>();
+function restoreBusyWaitQuery(timeout: number): CompiledQuery {
+  let query = restoreBusyWait.get(timeout);
+  if (!query) {
+    query = CompiledQuery.raw(`pragma busy_timeout = ${Math.trunc(timeout)}`);
+    restoreBusyWait.set(timeout, query);
+  }
+  return query;
+}
 
 /** The connection's busy timeout, read once per database. */
 const busyTimeouts = new WeakMap<object, number>();
@@ -40,14 +53,14 @@ export async function writeTransaction<DB, T>(db: Kysely<DB>, work: (trx: Transa
     try {
       return await withTransaction(db, async (trx) => {
         const timeout = await busyTimeoutOf(db, trx);
-        await sql`pragma busy_timeout = 0`.execute(trx);
+        await trx.executeQuery(NO_BUSY_WAIT);
         try {
-          await sql`delete from options where 0`.execute(trx);
+          await trx.executeQuery(TAKE_WRITE_LOCK);
         } catch (err) {
           if (err instanceof TransientConflictError) throw new WriteLockBusy();
           throw err;
         } finally {
-          await sql.raw(`pragma busy_timeout = ${Math.trunc(timeout)}`).execute(trx);
+          await trx.executeQuery(restoreBusyWaitQuery(timeout));
         }
         return work(trx);
       });
