@@ -1,4 +1,4 @@
-import { type Kysely, type Migration, type MigrationProvider, Migrator, PostgresAdapter } from 'kysely';
+import { type Kysely, type Migration, type MigrationProvider, Migrator, PostgresAdapter, sql } from 'kysely';
 import { DomainError } from '../errors.ts';
 import type { DialectName } from './open-database.ts';
 
@@ -21,11 +21,19 @@ export async function migrateToLatest(
   migrationTable = 'migrations',
 ): Promise<string[]> {
   const provider: MigrationProvider = { getMigrations: async () => migrations };
+  // On PostgreSQL the bookkeeping tables are named with the schema the connection writes to. Unqualified,
+  // Kysely looks for them in every schema: with several schemas in one database (several services, or
+  // parallel test files) it could see another schema's lock table, skip creating its own, then fail.
+  const schema =
+    dialectOf(db) === 'postgres'
+      ? (await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
+      : undefined;
   const migrator = new Migrator({
     db,
     provider,
     migrationTableName: migrationTable,
     migrationLockTableName: `${migrationTable}_lock`,
+    ...(schema ? { migrationTableSchema: schema } : {}),
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
