@@ -4,6 +4,7 @@ export * from './database/error-mapping-dialect.ts';
 export * from './database/errors.ts';
 export * from './database/migrations.ts';
 export * from './database/open-database.ts';
+export * from './database/query-shapes.ts';
 export * from './database/transaction.ts';
 export * from './errors.ts';
 export * from './http/create-app.ts';

@@ -5,6 +5,7 @@
  * one transaction.
  */
 
+import { arg, runShape } from '@svc/platform';
 import type { Kysely } from 'kysely';
 import { getPostStatus } from '../core/post-statuses.ts';
 import { getPostType } from '../core/post-types.ts';
@@ -17,7 +18,6 @@ import { currentTimes, gmtFromLocal, isValidMysqlDate, localFromGmt, wallClockMs
 import { permalink } from './permalinks.ts';
 import type { Post, PostFields } from './post.ts';
 import { type Db, PostRepository } from './post-repository.ts';
-import { arg, runShape } from './query-shapes.ts';
 import { normalizeWhitespace, phpTrim } from './render/html.ts';
 import { ksesData, ksesPost } from './render/kses.ts';
 import { type ContentSettings, readContentSettings } from './site-settings.ts';

@@ -3,6 +3,8 @@
  * WordPress rules (slugs, dates, statuses, revisions) live in the content service, which calls this in
  * its transactions. Every method takes an optional executor so it can run inside one.
  */
+
+import { arg, runShape } from '@svc/platform';
 import { type Kysely, sql } from 'kysely';
 import type { CmsDatabase } from '../db/schema.ts';
 import {
@@ -16,7 +18,6 @@ import {
   toRow,
 } from './post.ts';
 import { type PostListQuery, postListOrder, postListWhere } from './post-query.ts';
-import { arg, runShape } from './query-shapes.ts';
 import type { PostsTable } from './schema.ts';
 
 export type Db = Kysely<CmsDatabase>;

@@ -2,8 +2,9 @@
  * Terms of every taxonomy. `count` holds the number of published objects in the term; the content
  * module keeps it current through `setCounts` when it changes relationships or post statuses.
  */
+
+import { arg, runShape } from '@svc/platform';
 import { type Kysely, type Selectable, sql } from 'kysely';
-import { arg, runShape } from '../content/query-shapes.ts';
 import type { CmsDatabase, TermsTable } from './schema.ts';
 
 export type Term = Selectable<TermsTable>;

@@ -1,11 +1,10 @@
-import { NotFoundError } from '@svc/platform';
+import { arg, NotFoundError, runShape } from '@svc/platform';
 import { environmentOfSecret, generateSecret, hashSecret, secretPrefix } from '../auth/secrets.ts';
 import type { Environment } from '../environment.ts';
 import { ForbiddenError, InvalidInputError, UnauthenticatedError } from '../errors.ts';
 import { newTokenId } from '../ids.ts';
 import { requireFleet } from './fleets.ts';
 import type { TripsDb } from './open-trips-database.ts';
-import { arg, runShape } from './query-shapes.ts';
 
 export interface ApiTokenInfo {
   tokenId: string;

@@ -1,6 +1,5 @@
-import { dialectOf } from '@svc/platform';
+import { arg, dialectOf, runShape } from '@svc/platform';
 import { type Kysely, type Migration, sql } from 'kysely';
-import { arg, runShape } from './query-shapes.ts';
 import { tripItemJson as itemJsonOf, LIST_COLUMNS, type TripListRow } from './trip-item.ts';
 
 /** Name of the table recording applied migrations (services may share a PostgreSQL database). */

@@ -1,10 +1,10 @@
+import { arg, runShape } from '@svc/platform';
 import { testDialects } from '@svc/platform/testing';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFleet } from './fleets.ts';
 import { TRIPS_MIGRATION_TABLE, tripsMigrations } from './migrations.ts';
 import type { TripsDatabase } from './open-trips-database.ts';
-import { arg, runShape } from './query-shapes.ts';
 import type { TripsSchema } from './schema.ts';
 
 describe.each(testDialects())('query shapes on $label', (dialect) => {

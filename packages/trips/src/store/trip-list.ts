@@ -1,5 +1,5 @@
+import { arg, runShape } from '@svc/platform';
 import type { Kysely, SelectQueryBuilder } from 'kysely';
-import { arg, runShape } from './query-shapes.ts';
 import type { TripsSchema } from './schema.ts';
 import { dayOf } from './scored-trips.ts';
 import { LIST_COLUMNS, tripItemJson } from './trip-item.ts';

@@ -1,6 +1,6 @@
+import { arg, runShape } from '@svc/platform';
 import type { Kysely } from 'kysely';
 import { breakdownJson, type Catalogue } from '../scoring/breakdown-codec.ts';
-import { arg, runShape } from './query-shapes.ts';
 import type { TripsSchema } from './schema.ts';
 
 /** Catalogues never change once written (their id is a content hash), so they are cached for good. */

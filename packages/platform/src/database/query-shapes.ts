@@ -1,11 +1,11 @@
 import type { Compilable, CompiledQuery, Kysely } from 'kysely';
 
 /**
- * Hot read queries compiled once per shape instead of once per request.
+ * Hot queries compiled once per shape instead of once per request.
  *
- * Building and compiling a Kysely query costs 20-50 µs (immutable builder nodes, a visitor pass), as much
- * as SQLite takes to run an indexed lookup; the API's few hot statements (token lookup, breakdown, list
- * page) run thousands of times a second with only their values changing. A shape is built once with
+ * Building and compiling a Kysely query costs 20-80 µs (immutable builder nodes, a visitor pass), as much
+ * as SQLite takes to run an indexed lookup; a service's hot statements (a token lookup, a list page, a
+ * count) run thousands of times a second with only their values changing. A shape is built once with
  * {@link arg} markers where the values go; the compiled SQL is kept and each call substitutes the values
  * into the parameter list. It goes through `executeQuery`, so it works on every dialect, inside
  * transactions too, and the driver's prepared-statement cache still applies.
@@ -24,12 +24,12 @@ interface Shape {
 }
 
 const shapesByAdapter = new WeakMap<object, Map<string, Shape>>();
-const MAX_SHAPES = 200;
+const MAX_SHAPES = 500;
 
 /**
  * Runs the query of shape `key` (built by `build` the first time, with {@link arg} markers) with
- * `args` as its values. The key must determine the query's structure (e.g. include the number of
- * fleets of an `in` list).
+ * `args` as its values. The key must determine the query's structure and every value that is not an
+ * argument (e.g. the length of an `in` list, or the whole query serialised).
  */
 export async function runShape<DB, R>(
   db: Kysely<DB>,
