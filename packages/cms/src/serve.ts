@@ -28,8 +28,8 @@ export async function startCms(): Promise<void> {
   return startPrimary(config, logger, workers);
 }
 
-/** One process: listen, then install on the first start. */
-async function startSingle(config: CmsConfig, logger: Logger): Promise<void> {
+/** Opens the database, builds the app and listens; the site URL defaults to where it listens. */
+async function listen(config: CmsConfig, logger: Logger, onExit?: (code: number) => void) {
   const secret = resolveSecret(config);
   const database = await openCmsDatabase(config);
   const cms = await buildApp({ config, database, logger, secret });
@@ -39,35 +39,29 @@ async function startSingle(config: CmsConfig, logger: Logger): Promise<void> {
     logger,
     shutdownTimeoutMs: config.shutdownTimeoutMs,
     onShutdown: [() => database.close()],
+    ...(onExit ? { onExit } : {}),
   });
   const siteUrl = (config.siteUrl ?? running.url).replace(/\/+$/, '');
   cms.ctx.options.setDefault('siteurl', siteUrl);
   cms.ctx.options.setDefault('home', siteUrl);
+  return { cms, database, running, siteUrl };
+}
+
+/** One process: listen, then install on the first start. */
+async function startSingle(config: CmsConfig, logger: Logger): Promise<void> {
+  const { cms, database, running, siteUrl } = await listen(config, logger);
   const first = await installIfNeeded(cms, config);
   announce(running.url, running.port, siteUrl, database.location, first);
 }
 
 /** A cluster worker: the primary already migrated and installed; serve until told to stop. */
 async function startWorker(config: CmsConfig, logger: Logger): Promise<void> {
-  const secret = resolveSecret(config);
-  const database = await openCmsDatabase(config);
-  const cms = await buildApp({ config, database, logger, secret });
-  const running = await serve(cms.app, {
-    host: config.host,
-    port: config.port,
-    logger,
-    shutdownTimeoutMs: config.shutdownTimeoutMs,
-    onShutdown: [() => database.close()],
-    onExit: (code) => {
-      process.exitCode = code;
-      // The IPC channel to the primary would keep the process alive.
-      process.disconnect?.();
-      setTimeout(() => process.exit(code), 1000).unref();
-    },
+  const { running } = await listen(config, logger, (code) => {
+    process.exitCode = code;
+    // The IPC channel to the primary would keep the process alive.
+    process.disconnect?.();
+    setTimeout(() => process.exit(code), 1000).unref();
   });
-  const siteUrl = (config.siteUrl ?? running.url).replace(/\/+$/, '');
-  cms.ctx.options.setDefault('siteurl', siteUrl);
-  cms.ctx.options.setDefault('home', siteUrl);
   process.on('message', (message) => {
     if (message === SHUTDOWN_MESSAGE) void running.shutdown('primary');
   });

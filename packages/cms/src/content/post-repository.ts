@@ -578,21 +578,7 @@ export class PostRepository {
         .where('term_id', 'in', remove)
         .execute();
     }
-    if (add.length > 0) {
-      await runShape(
-        db,
-        `term-relationships-insert|${add.length}`,
-        () =>
-          db.insertInto('term_relationships').values(
-            add.map((_, i) => ({
-              object_id: arg(0) as unknown as number,
-              term_id: arg(i + 1) as unknown as number,
-              term_order: 0,
-            })),
-          ),
-        [postId, ...add],
-      );
-    }
+    await this.#insertRelationships(postId, add, db);
     return { added: add, removed: remove };
   }
 
@@ -629,22 +615,26 @@ export class PostRepository {
         if (row.taxonomy === taxonomy && termIds.includes(id) && !add.includes(id)) add.push(id);
       }
     }
-    if (add.length > 0) {
-      await runShape(
-        db,
-        `term-relationships-insert|${add.length}`,
-        () =>
-          db.insertInto('term_relationships').values(
-            add.map((_, i) => ({
-              object_id: arg(0) as unknown as number,
-              term_id: arg(i + 1) as unknown as number,
-              term_order: 0,
-            })),
-          ),
-        [postId, ...add],
-      );
-    }
+    await this.#insertRelationships(postId, add, db);
     return add;
+  }
+
+  /** Attaches terms to a post in one statement (nothing when `termIds` is empty). */
+  async #insertRelationships(postId: number, termIds: readonly number[], db: Db): Promise<void> {
+    if (termIds.length === 0) return;
+    await runShape(
+      db,
+      `term-relationships-insert|${termIds.length}`,
+      () =>
+        db.insertInto('term_relationships').values(
+          termIds.map((_, i) => ({
+            object_id: arg(0) as unknown as number,
+            term_id: arg(i + 1) as unknown as number,
+            term_order: 0,
+          })),
+        ),
+      [postId, ...termIds],
+    );
   }
 
   /** Term ids attached to a post (any taxonomy). */
