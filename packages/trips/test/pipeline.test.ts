@@ -8,7 +8,7 @@ import { TRIPS_MIGRATION_TABLE, tripsMigrations } from '../src/store/migrations.
 import { claimEnvironment, type TripsDatabase } from '../src/store/open-trips-database.ts';
 import { removeScoredTrip } from '../src/store/scored-trips.ts';
 import { LIST_COLUMNS, type TripItem, type TripListRow, tripItem, tripItemJson } from '../src/store/trip-item.ts';
-import { listTrips } from '../src/store/trip-list.ts';
+import { listTrips, walkTimeOrder } from '../src/store/trip-list.ts';
 import { createVehicle } from '../src/store/vehicles.ts';
 import { fakeScorer } from './fixtures/fake-scorer.ts';
 import { gpsTrip } from './fixtures/telemetry.ts';
@@ -191,7 +191,9 @@ describe.each(testDialects())('scoring pipeline on $label', (dialect) => {
 describe.each(testDialects())('trip list paging on $label', (dialect) => {
   describe.skipIf(dialect.skip)(dialect.name, () => {
     let database: TripsDatabase;
-    const fleets = ['fleet_a', 'fleet_b', 'fleet_c'];
+    // fleet_d holds about 4 % of the trips: a page of its own is read from its per-fleet index, pages of
+    // the other scopes by walking the time-ordered index (see walkTimeOrder).
+    const fleets = ['fleet_a', 'fleet_b', 'fleet_c', 'fleet_d'];
 
     beforeAll(async () => {
       database = await dialect.open(tripsMigrations, { migrationTable: TRIPS_MIGRATION_TABLE });
@@ -208,7 +210,7 @@ describe.each(testDialects())('trip list paging on $label', (dialect) => {
       const rows = [];
       const counts = new Map<string, number>();
       for (let i = 0; i < 600; i++) {
-        const fleet = fleets[Math.floor(rnd() * 3)]!;
+        const fleet = rnd() < 0.04 ? 'fleet_d' : fleets[Math.floor(rnd() * 3)]!;
         const startMs =
           Date.UTC(2026, 9, 1) + Math.floor(rnd() * 30) * 86_400_000 + Math.floor(rnd() * 6) * 4 * 3_600_000;
         const tier = tiers[Math.floor(rnd() * 4)]!;
@@ -266,7 +268,9 @@ describe.each(testDialects())('trip list paging on $label', (dialect) => {
       const stored = new Map(
         (await db.selectFrom('trips').select(LIST_COLUMNS).execute()).map((r) => [r.trip_id, tripItem(r)]),
       );
-      const scopes = [['fleet_a'], ['fleet_b', 'fleet_c'], fleets];
+      const scopes = [['fleet_a'], ['fleet_b', 'fleet_c'], ['fleet_d'], ['fleet_d', 'fleet_c'], fleets];
+      expect(walkTimeOrder(24, 600)).toBe(false);
+      expect(walkTimeOrder(150, 600)).toBe(true);
       const filters = [
         {},
         { tiers: ['Safe'] },

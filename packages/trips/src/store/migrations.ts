@@ -299,10 +299,26 @@ const dayCountVersions: Migration = {
   },
 };
 
+/**
+ * List items in time order across fleets. A scope holding most of the store's trips (an admin token over
+ * its fleets) reads a page by walking this index from the page's window down, skipping only the few
+ * entries of fleets outside the scope, instead of sorting a day or two of entries from the per-fleet index.
+ */
+const timeOrderedItems: Migration = {
+  async up(db: AnyDb) {
+    await db.schema
+      .createIndex('trips_time_items')
+      .on('trips')
+      .columns(['start_ms desc', 'trip_id desc', 'fleet_id', 'tier', 'item_json'])
+      .execute();
+  },
+};
+
 /** Every migration of the trip store, in order; the same set runs on SQLite and PostgreSQL. */
 export const tripsMigrations: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_trips_version_narrow_rows': tripsVersionAndNarrowRows,
   '0003_trip_item_json': tripItemJson,
   '0004_day_count_versions': dayCountVersions,
+  '0005_time_ordered_items': timeOrderedItems,
 };
