@@ -412,8 +412,12 @@ async function listByDay(
   // statement's shape depends only on how many fleets and tiers it names.
   const from = Math.max(lowDay * DAY_MS, filter.fromMs ?? Number.NEGATIVE_INFINITY);
   const to = Math.min((highDay + 1) * DAY_MS, filter.toMs ?? Number.POSITIVE_INFINITY);
+  // The days the page spans, newest first, are the buckets walked above up to lowDay.
   let inWindow = 0;
-  for (const b of buckets) if (b.day >= lowDay && b.day <= highDay) inWindow += b.n;
+  for (const b of buckets) {
+    if (b.day < lowDay) break;
+    if (b.day <= highDay) inWindow += b.n;
+  }
   const store = (await scopeCounts(db, version, null, undefined, cache)).days;
   let allInWindow = 0;
   for (let day = lowDay; day <= highDay; day++) allInWindow += store.get(day) ?? 0;
