@@ -5,9 +5,12 @@
  * and quick A/B comparisons (the CPU time per request varies less with the machine's load than the wall
  * time); `npm run bench` stays the figure of record.
  * INJECT_DATA_DIR keeps the prepared database between runs (created when missing); INJECT_ITERATIONS
- * (default 2000) and BENCH_ONLY narrow a run.
+ * (default 2000; creates at most 500 unless INJECT_POST_ITERATIONS says otherwise) and BENCH_ONLY narrow a
+ * run. INJECT_PROFILE=dir writes a CPU profile of each scenario's measured loop only (no start-up, no
+ * preparation, no warm-up) to dir/{scenario}.cpuprofile, sampled every 50 µs.
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createLogger } from '@svc/platform';
@@ -20,7 +23,7 @@ import { prepare, type Scenario, scenarioPath, scenarios } from './scenarios.ts'
 import type { BenchTarget } from './target.ts';
 
 /** INJECT_TRACE=1: time every SQL statement and print them per scenario (the count per request and cost). */
-const trace = new Map<string, { calls: number; ms: number }>();
+const trace = new Map<string, { calls: number; ms: number; samples: number[] }>();
 if (process.env.INJECT_TRACE) {
   const prepare = SQLite.prototype.prepare;
   SQLite.prototype.prepare = function (this: SQLite.Database, source: string) {
@@ -32,10 +35,13 @@ if (process.env.INJECT_TRACE) {
         try {
           return inner(...args);
         } finally {
-          const entry = trace.get(source) ?? { calls: 0, ms: 0 };
+          const ms = performance.now() - started;
+          const key = this.inTransaction ? `[in transaction] ${source}` : source;
+          const entry = trace.get(key) ?? { calls: 0, ms: 0, samples: [] };
           entry.calls++;
-          entry.ms += performance.now() - started;
-          trace.set(source, entry);
+          entry.ms += ms;
+          entry.samples.push(ms);
+          trace.set(key, entry);
         }
       };
     }
@@ -44,6 +50,16 @@ if (process.env.INJECT_TRACE) {
 }
 
 const iterations = Number(process.env.INJECT_ITERATIONS ?? 2000);
+const postIterations = Number(process.env.INJECT_POST_ITERATIONS ?? Math.min(iterations, 500));
+const profileDir = process.env.INJECT_PROFILE;
+let profiler: Session | undefined;
+if (profileDir) {
+  mkdirSync(profileDir, { recursive: true });
+  profiler = new Session();
+  profiler.connect();
+  await profiler.post('Profiler.enable');
+  await profiler.post('Profiler.setSamplingInterval', { interval: 50 });
+}
 const only = process.env.BENCH_ONLY ?? 'posts';
 const dataDir = process.env.INJECT_DATA_DIR ?? mkdtempSync(path.join(tmpdir(), 'cms-inject-'));
 const stateFile = path.join(dataDir, 'inject-state.json');
@@ -131,23 +147,32 @@ for (const scenario of [...scenarios, ...extra]) {
     if (res.statusCode >= 300)
       throw new Error(`${scenario.name} answered ${res.statusCode}: ${res.body.slice(0, 300)}`);
   };
-  const count = scenario.method === 'POST' ? Math.min(iterations, 500) : iterations;
+  const count = scenario.method === 'POST' ? postIterations : iterations;
   for (let i = 0; i < Math.min(200, count); i++) await once();
+  if (profiler) await profiler.post('Profiler.start');
   const started = performance.now();
   const cpu = process.cpuUsage();
   for (let i = 0; i < count; i++) await once();
   const perMs = (performance.now() - started) / count;
   const used = process.cpuUsage(cpu);
+  if (profiler && profileDir) {
+    const { profile } = await profiler.post('Profiler.stop');
+    const file = `${scenario.name.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '')}.cpuprofile`;
+    writeFileSync(path.join(profileDir, file), JSON.stringify(profile));
+  }
   const cpuUs = (used.user + used.system) / count;
   process.stdout.write(
     `${scenario.name.padEnd(36)} ${(perMs * 1000).toFixed(0).padStart(6)} µs/request, CPU ${cpuUs.toFixed(0).padStart(6)} µs (${count})\n`,
   );
   if (process.env.INJECT_TRACE) {
     const rows = [...trace].sort((a, b) => b[1].ms - a[1].ms);
-    for (const [source, { calls, ms }] of rows) {
+    for (const [source, { calls, ms, samples }] of rows) {
       const per = (calls / (count + Math.min(200, count))).toFixed(2);
       const us = ((ms * 1000) / calls).toFixed(0);
-      process.stdout.write(`  ${per.padStart(6)}/req ${us.padStart(6)} µs  ${source.slice(0, 300)}\n`);
+      const median = ((samples.sort((a, b) => a - b)[samples.length >> 1] ?? 0) * 1000).toFixed(0);
+      process.stdout.write(
+        `  ${per.padStart(6)}/req ${us.padStart(6)} µs (median ${median.padStart(5)})  ${source.slice(0, 300)}\n`,
+      );
     }
     trace.clear();
   }
