@@ -6,6 +6,7 @@
 
 import { arg, runShape } from '@svc/platform';
 import { type Kysely, sql } from 'kysely';
+import { literalLimit } from '../db/limit.ts';
 import type { CmsDatabase } from '../db/schema.ts';
 import {
   POST_KEY_COLUMNS,
@@ -227,7 +228,7 @@ export class PostRepository {
         } else {
           q = q.where('type', '=', arg(2));
         }
-        return q.limit(1);
+        return q.limit(literalLimit(1));
       },
       [slug, scope.excludeId, scope.type, scope.parentId],
     );
@@ -262,16 +263,16 @@ export class PostRepository {
     const queryKey = JSON.stringify(query);
     const rows = (await runShape(
       db,
-      `posts-list|${columns ? columns.join(',') : '*'}|${queryKey}`,
+      `posts-list|${columns ? columns.join(',') : '*'}|${page.limit}|${queryKey}`,
       () => {
         const from = db.selectFrom('posts');
         let q = (columns ? from.select(columns.map((c) => `posts.${c}` as const)) : from.selectAll('posts')).where(
           (eb) => postListWhere(eb, query),
         );
         for (const item of postListOrder(query)) q = q.orderBy(item.expr, item.direction);
-        return q.limit(arg(0) as unknown as number).offset(arg(1) as unknown as number);
+        return q.limit(literalLimit(page.limit)).offset(arg(0) as unknown as number);
       },
-      [page.limit, page.offset],
+      [page.offset],
     )) as Partial<PostRow>[];
     // A short page (or an empty first page) already tells the total; only a full page needs a count.
     const total =

@@ -1,5 +1,6 @@
 /** Users (wp_users with the profile meta we keep in columns). */
 import { type Kysely, type Selectable, sql } from 'kysely';
+import { literalLimit } from './limit.ts';
 import type { CmsDatabase, UsersTable } from './schema.ts';
 
 export type UserRow = Selectable<UsersTable>;
@@ -140,8 +141,8 @@ export class UsersRepository {
       default:
         query = query.orderBy('display_name', dir).orderBy('id', dir);
     }
-    if (q.limit !== undefined) query = query.limit(q.limit);
-    if (q.offset) query = query.offset(q.offset).limit(q.limit ?? 1_000_000_000);
+    if (q.limit !== undefined) query = query.limit(literalLimit(q.limit));
+    if (q.offset) query = query.offset(q.offset).limit(literalLimit(q.limit ?? 1_000_000_000));
     const rows = await query.execute();
     const users = rows.map(toUser);
     if (q.orderby === 'include' && q.include) {

@@ -13,6 +13,7 @@ import { type Post, toPost } from '../content/post.ts';
 import { type PostListQuery, postListOrder, postListWhere, type TaxClause } from '../content/post-query.ts';
 import type { ContentSettings } from '../content/site-settings.ts';
 import { getTaxonomy } from '../core/taxonomies.ts';
+import { literalLimit } from '../db/limit.ts';
 import type { Term } from '../db/terms-repository.ts';
 import type { User } from '../db/users-repository.ts';
 import { type AttachmentMetadata, baseName, mimeForFilename, relativeDir } from '../media/index.ts';
@@ -495,7 +496,7 @@ export class SiteService {
     for (const item of postListOrder(posts)) q = q.orderBy(item.expr as never, item.direction);
     const perPage = settings.postsPerPage;
     const rows = await q
-      .limit(perPage)
+      .limit(literalLimit(perPage))
       .offset((info.paged - 1) * perPage)
       .execute();
     const count = await db
@@ -925,7 +926,7 @@ export class SiteService {
         .where('status', '=', 'publish')
         .where('password', '=', '')
         .orderBy('id', 'asc')
-        .limit(limit)
+        .limit(literalLimit(limit))
         .offset(skip)
         .execute();
       for (const row of rows) {
