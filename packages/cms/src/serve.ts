@@ -14,6 +14,7 @@ import { buildApp } from './app.ts';
 import { type FirstRunCredentials, installIfNeeded } from './bootstrap.ts';
 import { type CmsConfig, loadCmsConfig, resolveSecret } from './config.ts';
 import { openCmsDatabase } from './db/connection.ts';
+import { leaveCheckpointsToPrimary, startCheckpoints } from './db/wal-checkpoints.ts';
 
 /** The IPC message a worker shuts down on (a signal could arrive twice: from the terminal and the primary). */
 const SHUTDOWN_MESSAGE = 'cms:shutdown';
@@ -32,6 +33,8 @@ export async function startCms(): Promise<void> {
 async function listen(config: CmsConfig, logger: Logger, onExit?: (code: number) => void) {
   const secret = resolveSecret(config);
   const database = await openCmsDatabase(config);
+  // A worker leaves the WAL checkpoints to the primary (see src/db/wal-checkpoints.ts).
+  if (cluster.isWorker && database.dialect === 'sqlite') await leaveCheckpointsToPrimary(database.db);
   const cms = await buildApp({ config, database, logger, secret });
   const running = await serve(cms.app, {
     host: config.host,
@@ -83,9 +86,23 @@ async function startPrimary(config: CmsConfig, logger: Logger, count: number): P
     cms.ctx.options.setDefault('home', siteUrl);
     first = await installIfNeeded(cms, config);
     await cms.app.close();
-  } finally {
+  } catch (err) {
     await database.close();
+    throw err;
   }
+  // On SQLite the primary keeps its connection to checkpoint the WAL for the workers.
+  const checkpoints =
+    database.dialect === 'sqlite'
+      ? startCheckpoints(database.db, { onError: (err) => logger.warn({ err }, 'WAL checkpoint failed') })
+      : null;
+  if (!checkpoints) await database.close();
+  const exit = async (code: number) => {
+    if (checkpoints) {
+      await checkpoints.stop();
+      await database.close();
+    }
+    process.exit(code);
+  };
 
   let stopping = false;
   let exitCode = 0;
@@ -114,14 +131,14 @@ async function startPrimary(config: CmsConfig, logger: Logger, count: number): P
       workers.delete(worker);
       if (stopping) {
         if (code !== 0) exitCode = 1;
-        if (workers.size === 0) process.exit(exitCode);
+        if (workers.size === 0) void exit(exitCode);
         return;
       }
       if (ready < count) {
         // A worker that cannot start (port taken, database unreachable) would fail again: give up.
         exitCode = 1;
         stopAll('a worker failed to start');
-        if (workers.size === 0) process.exit(1);
+        if (workers.size === 0) void exit(1);
         reject(new Error(`a worker exited (${code ?? signal}) before listening`));
         return;
       }
