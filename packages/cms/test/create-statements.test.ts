@@ -30,3 +30,33 @@ describe('statements on SQLite', () => {
     expect(limited.filter((sql) => /\blimit\s+\?/i.test(sql))).toEqual([]);
   });
 });
+
+describe('a create on SQLite', () => {
+  let cms: ContentCms;
+  beforeAll(async () => {
+    cms = await createContentCms({ dialect: sqlite });
+  });
+  afterAll(async () => cms.close());
+
+  it('writes the guid with the row and reads nothing of the post back after its commit', async () => {
+    const tag = (await cms.post('/tags', { name: 'Read back' }, 'admin')).json().id;
+    recorder.clear();
+    const body = { title: 'Read back', content: 'Body.', status: 'publish', tags: [tag], meta: { footnotes: 'x' } };
+    const created = await cms.post('/posts', body, 'admin');
+    expect(created.statusCode).toBe(201);
+    const runs = recorder.runs;
+    expect(runs.filter((sql) => /^update "posts" set "guid"/.test(sql))).toEqual([]);
+    // After the commit, only the options cache (no TTL in tests) reads anything.
+    const after = runs.slice(runs.lastIndexOf('commit') + 1);
+    expect(after.filter((sql) => sql !== 'select "name", "value" from "options"')).toEqual([]);
+  });
+
+  it("writes a draft's guid (its plain ?p= link, which needs the id) once the row has its id", async () => {
+    recorder.clear();
+    const created = await cms.post('/posts', { title: 'Plain link', content: 'Body.', status: 'draft' }, 'admin');
+    expect(created.statusCode).toBe(201);
+    const { id, guid } = created.json() as { id: number; guid: { raw: string } };
+    expect(guid.raw).toBe(`http://cms.test/?p=${id}`);
+    expect(recorder.runs.filter((sql) => /^update "posts" set "guid"/.test(sql))).toHaveLength(1);
+  });
+});

@@ -66,6 +66,24 @@ export interface SaveContext {
   unfilteredHtml?: boolean;
 }
 
+/**
+ * What a create knows about the post it wrote when it commits, filled in for the caller that asks: its
+ * response then need not read the post's terms, meta and revisions back, nor check its slug again.
+ */
+export interface SavedFacts {
+  /** The post's terms by taxonomy, each list in get_the_terms order (by name, then id). */
+  terms?: Map<string, number[]>;
+  /** Its meta values by key, as a read would return them. */
+  meta?: Map<string, unknown>;
+  /** Its revisions: a new post has none. */
+  revisions?: { count: number; latestId: number };
+  /**
+   * get_sample_permalink's slug (what the title gives, made unique as if published), when the save
+   * made the post's slug exactly that way in the same transaction.
+   */
+  generatedSlug?: string;
+}
+
 const WIN1252: Record<string, string> = {
   '&#128;': '&#8364;',
   '&#129;': '',
@@ -167,11 +185,23 @@ export class ContentService {
     return readContentSettings(this.#deps.options);
   }
 
-  /** Creates a post of `type` (wp_insert_post plus what the REST controller does after it). */
-  async create(type: string, write: PostWrite, ctx: SaveContext): Promise<Post> {
+  /**
+   * Creates a post of `type` (wp_insert_post plus what the REST controller does after it). `facts`, when
+   * given, receives what the create knows of the post it wrote (see SavedFacts).
+   */
+  async create(type: string, write: PostWrite, ctx: SaveContext, facts?: SavedFacts): Promise<Post> {
     const settings = await this.settings();
     return writeTransaction(this.db, async (trx) => {
-      const post = await this.#save(trx, null, type, write, ctx, settings);
+      const post = await this.#save(trx, null, type, write, ctx, settings, facts);
+      if (facts) {
+        facts.revisions = { count: 0, latestId: 0 };
+        // #afterSave writes only the request's meta to a new post; read back, each value is its JSON.
+        const meta = new Map<string, unknown>();
+        for (const [key, value] of Object.entries(write.meta ?? {})) {
+          if (value !== null && value !== undefined) meta.set(key, JSON.parse(JSON.stringify(value)));
+        }
+        facts.meta = meta;
+      }
       // The post as #save read it back is current unless #afterSave wrote to it.
       if (!(await this.#afterSave(trx, post, write, true, settings))) return post;
       return (await this.repo.findById(post.id, trx)) as Post;
@@ -277,7 +307,13 @@ export class ContentService {
    * which reads through its own connection, must not be used).
    */
   async stickyPosts(db: Db = this.db): Promise<number[]> {
-    const row = await db.selectFrom('options').select('value').where('name', '=', 'sticky_posts').executeTakeFirst();
+    // Read by every create (unstick_post): compiled once.
+    const [row] = await runShape(
+      db,
+      'options-sticky-posts',
+      () => db.selectFrom('options').select('value').where('name', '=', 'sticky_posts'),
+      [],
+    );
     if (!row) return [];
     let value: unknown;
     try {
@@ -515,6 +551,7 @@ export class ContentService {
     w: PostWrite,
     ctx: SaveContext,
     settings: ContentSettings,
+    facts?: SavedFacts,
   ): Promise<Post> {
     const now = this.now();
     const times = currentTimes(now, settings.zone);
@@ -554,6 +591,8 @@ export class ContentService {
 
     let slug = w.slug !== undefined ? w.slug : (existing?.slug ?? '');
     if (status === 'pending' && !ctx.canPublish) slug = '';
+    // A slug made from the title here is what get_sample_permalink would generate (see SavedFacts).
+    const slugFromTitle = slug === '' && !FLOATING.includes(status);
     if (slug === '') slug = FLOATING.includes(status) ? '' : sanitizeTitle(title);
     else slug = sanitizeTitle(slug);
 
@@ -631,6 +670,12 @@ export class ContentService {
       featuredMedia: existing?.featuredMedia ?? 0,
     };
 
+    // A new post's guid is its permalink, which usually does not depend on its id: then it is inserted
+    // with the row instead of written by a second statement.
+    const slugAfterInsert = slug === '' && !FLOATING.includes(status);
+    const ancestors = !existing && hierarchical ? await this.ancestorSlugs(parentId, trx) : [];
+    if (!existing && !slugAfterInsert) fields.guid = guidWithoutId(fields, settings, ancestors) ?? '';
+
     let id: number;
     if (existing) {
       id = existing.id;
@@ -639,7 +684,7 @@ export class ContentService {
       id = await this.repo.insert(fields, trx);
     }
     const extra: Partial<PostFields> = {};
-    if (slug === '' && !FLOATING.includes(status)) {
+    if (slugAfterInsert) {
       extra.slug = await uniqueSlug(sanitizeTitle(title, String(id)), {
         status,
         type,
@@ -649,11 +694,9 @@ export class ContentService {
       });
       fields.slug = extra.slug;
     }
-    if (!existing) {
-      const ancestors = hierarchical ? await this.ancestorSlugs(parentId, trx) : [];
-      extra.guid = permalink({ ...fields, id, version: 1 }, settings, { ancestors });
-    }
+    if (!existing && fields.guid === '') extra.guid = permalink({ ...fields, id, version: 1 }, settings, { ancestors });
     if (Object.keys(extra).length > 0) await this.repo.update(id, extra, trx);
+    if (facts && !existing && slugFromTitle) facts.generatedSlug = fields.slug;
 
     // Categories: a post always has one (the default category) unless the request sets them.
     const added: number[] = [];
@@ -672,7 +715,17 @@ export class ContentService {
     }
     if (!existing) {
       // A post inserted just now has no terms yet: every taxonomy's terms are checked and added at once.
-      added.push(...(await this.repo.addTermsToNewPost(id, sets, trx)));
+      const terms = await this.repo.addTermsToNewPost(id, sets, trx);
+      for (const term of terms) added.push(term.id);
+      if (facts) {
+        // addTermsToNewPost lists the terms in get_the_terms order.
+        facts.terms = new Map();
+        for (const term of terms) {
+          const list = facts.terms.get(term.taxonomy);
+          if (list) list.push(term.id);
+          else facts.terms.set(term.taxonomy, [term.id]);
+        }
+      }
     } else {
       for (const [taxonomy, ids] of sets) {
         const change = await this.repo.replaceTerms(id, taxonomy, ids, trx);
@@ -856,6 +909,16 @@ export class ContentService {
     const counts = await this.repo.countPublished(unique, trx);
     await this.#deps.terms.setCounts(counts, trx);
   }
+}
+
+/**
+ * A new post's guid (its permalink) computed before its row is inserted, or null when the permalink
+ * depends on the id the row will get (plain `?p=` links, `%post_id%` structures).
+ */
+function guidWithoutId(fields: PostFields, settings: ContentSettings, ancestors: readonly string[]): string | null {
+  const one = permalink({ ...fields, id: -1, version: 1 }, settings, { ancestors });
+  const other = permalink({ ...fields, id: -2, version: 1 }, settings, { ancestors });
+  return one === other ? one : null;
 }
 
 /** get_default_comment_status(): pages closed; other types by the site's options when they support it. */

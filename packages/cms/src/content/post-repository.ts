@@ -586,13 +586,14 @@ export class PostRepository {
   /**
    * replaceTerms() for each [taxonomy, ids] of a post that has no terms yet (inserted in the same
    * transaction): the ids are checked against their taxonomies in one query and inserted in one
-   * statement. Returns the ids added, in the order replaceTerms would add them taxonomy by taxonomy.
+   * statement. Returns the terms added, in get_the_terms order (by name, then id, as `terms()` lists
+   * them).
    */
   async addTermsToNewPost(
     postId: number,
     sets: ReadonlyArray<readonly [string, readonly number[]]>,
     db: Db = this.db,
-  ): Promise<number[]> {
+  ): Promise<Array<{ id: number; taxonomy: string }>> {
     const ids = [...new Set(sets.flatMap(([, termIds]) => termIds))];
     if (ids.length === 0) return [];
     const rows = await runShape(
@@ -606,18 +607,24 @@ export class PostRepository {
             'id',
             'in',
             ids.map((_, i) => arg(i) as unknown as number),
-          ),
+          )
+          .orderBy('name')
+          .orderBy('id'),
       ids,
     );
-    const add: number[] = [];
-    for (const [taxonomy, termIds] of sets) {
-      for (const row of rows) {
-        const id = Number(row.id);
-        if (row.taxonomy === taxonomy && termIds.includes(id) && !add.includes(id)) add.push(id);
+    const added: Array<{ id: number; taxonomy: string }> = [];
+    for (const row of rows) {
+      const id = Number(row.id);
+      if (sets.some(([taxonomy, termIds]) => row.taxonomy === taxonomy && termIds.includes(id))) {
+        added.push({ id, taxonomy: row.taxonomy });
       }
     }
-    await this.#insertRelationships(postId, add, db);
-    return add;
+    await this.#insertRelationships(
+      postId,
+      added.map((t) => t.id),
+      db,
+    );
+    return added;
   }
 
   /** Attaches terms to a post in one statement (nothing when `termIds` is empty). */

@@ -6,7 +6,7 @@
  */
 
 import { ContentError } from '../content/content-errors.ts';
-import type { PostWrite } from '../content/content-service.ts';
+import type { PostWrite, SavedFacts } from '../content/content-service.ts';
 import {
   dateQueryBound,
   dateResponse,
@@ -64,6 +64,12 @@ export interface PostExtras {
   actions: string[];
   excerptLength: number | undefined;
 }
+
+/**
+ * What the create of a request knows about the post it wrote (see SavedFacts): loadExtras uses it for
+ * that post instead of reading its terms, meta and revisions back and checking its slug again.
+ */
+const createdFacts = new WeakMap<RestRequest, { id: number; facts: SavedFacts }>();
 
 function forbidden(request: RestRequest, code: string, message: string): RestError {
   return new RestError(code, message, { status: authorizationRequiredCode(request.user.id) });
@@ -1039,15 +1045,18 @@ export class PostsController extends RestController {
     const caps = userCaps(this.#rt, request);
     const canPublish = caps.has(this.type.cap.publish_posts);
     let post: Post;
+    const facts: SavedFacts = {};
     try {
-      post = await this.#rt.service.create(this.type.slug, write, {
-        actorId: request.user.id,
-        canPublish,
-        unfilteredHtml: caps.has('unfiltered_html'),
-      });
+      post = await this.#rt.service.create(
+        this.type.slug,
+        write,
+        { actorId: request.user.id, canPublish, unfilteredHtml: caps.has('unfiltered_html') },
+        facts,
+      );
     } catch (err) {
       throw toRestError(err);
     }
+    createdFacts.set(request, { id: post.id, facts });
     request.set('context', 'edit');
     const response = await this.prepareItemForResponse(post, request);
     response.status = 201;
@@ -1337,7 +1346,14 @@ export class PostsController extends RestController {
     const ids = posts.map((p) => p.id);
     const wants = includedFields(this.fieldsForResponse(request));
     const wantsLinks = wants('_links') || wants('_embedded');
-    const revisions = wantsLinks ? await repo.revisionSummaries(ids) : new Map();
+    const created = createdFacts.get(request);
+    const known = created && posts.length === 1 && posts[0]?.id === created.id ? created.facts : undefined;
+    const revisions =
+      known?.revisions !== undefined
+        ? new Map([[created!.id, known.revisions]])
+        : wantsLinks
+          ? await repo.revisionSummaries(ids)
+          : new Map();
     const ancestors = new Map<number, string[]>();
     if (this.#isPage && (wants('link') || wants('permalink_template'))) {
       for (const parentId of new Set(posts.map((p) => p.parentId).filter((id) => id > 0))) {
@@ -1345,7 +1361,8 @@ export class PostsController extends RestController {
       }
     }
     const generatedSlugs = new Map<number, string>();
-    if (wants('generated_slug')) {
+    if (known?.generatedSlug !== undefined) generatedSlugs.set(created!.id, known.generatedSlug);
+    else if (wants('generated_slug')) {
       const owners = await this.#baseSlugOwners(posts);
       for (const post of posts) generatedSlugs.set(post.id, await this.#generatedSlug(post, s, owners));
     }
@@ -1365,6 +1382,8 @@ export class PostsController extends RestController {
       actions: wantsLinks && request.context === 'edit' ? await this.#availableActions(request) : [],
       excerptLength: lengthParam !== undefined && lengthParam !== null ? toInt(lengthParam) : undefined,
     };
+    if (known?.terms) extras.terms.set(created!.id, known.terms);
+    if (known?.meta) extras.meta.set(created!.id, known.meta);
     if (withPostData) await this.#loadPostData(posts, extras);
     return extras;
   }
@@ -1378,8 +1397,10 @@ export class PostsController extends RestController {
     const ids = posts.map((p) => p.id);
     if (ids.length === 0) return;
     const wants = extras.wants;
-    if (this.#taxonomies.some((t) => wants(t.restBase))) {
-      for (const t of await repo.terms(ids)) {
+    // A created post's terms and meta are already there (see createdFacts).
+    const missingTerms = ids.filter((id) => !extras.terms.has(id));
+    if (missingTerms.length > 0 && this.#taxonomies.some((t) => wants(t.restBase))) {
+      for (const t of await repo.terms(missingTerms)) {
         let byTax = extras.terms.get(t.postId);
         if (!byTax) {
           byTax = new Map();
@@ -1390,9 +1411,10 @@ export class PostsController extends RestController {
         else byTax.set(t.taxonomy, [t.termId]);
       }
     }
-    if (wants('meta')) {
+    const missingMeta = ids.filter((id) => !extras.meta.has(id));
+    if (missingMeta.length > 0 && wants('meta')) {
       const meta = await repo.meta(
-        ids,
+        missingMeta,
         this.#meta.map((m) => m.key),
       );
       for (const [id, values] of meta) extras.meta.set(id, values);
