@@ -41,6 +41,11 @@ export async function listTrips(
   filter: TripListFilter,
   page: { offset: number; limit: number },
 ): Promise<TripListPage> {
+  // The page size is written into the page statements (see itemsInTimeOrder): an integer of 1-100 only.
+  if (!Number.isInteger(page.limit) || page.limit < 1 || page.limit > 100) {
+    throw new RangeError(`page size ${page.limit} is not an integer of 1-100`);
+  }
+  if (!Number.isInteger(page.offset) || page.offset < 0) throw new RangeError(`page offset ${page.offset} is invalid`);
   if (fleets.length === 0) return { items: [], total: 0 };
   if (filter.fromMs !== undefined && filter.toMs !== undefined && filter.fromMs >= filter.toMs) {
     return { items: [], total: 0 };
@@ -325,7 +330,10 @@ async function itemsInTimeOrder(
   // what rows of two do, and this is the hottest statement of the list.
   const rows = await runShape<TripsSchema, { v: string }>(
     db,
-    `time-items:${fleets.length}:${tiers === undefined ? '*' : tierList.length}`,
+    // LIMIT is written into the statement and OFFSET only bound when there is one: since SQLite 3.47 a
+    // statement whose LIMIT or OFFSET is a bound parameter is compiled again at every execution (~5 µs
+    // here). `limit` is an integer of 1-100 (checked by listTrips), so there are at most 200 such shapes.
+    `time-items:${fleets.length}:${tiers === undefined ? '*' : tierList.length}:${window.limit}:${window.skip > 0}`,
     () => {
       const fleetIn = sql.join(fleets.map((_, i) => arg(4 + i)));
       const tierIn =
@@ -334,7 +342,9 @@ async function itemsInTimeOrder(
           : sql` and tier in (${sql.join(tierList.map((_, i) => arg(4 + fleets.length + i)))})`;
       const query = sql<{ v: string }>`select coalesce(item_json, trip_id) as v from trips${
         sqlite ? sql` indexed by trips_time_items` : sql``
-      } where start_ms >= ${arg(0)} and start_ms < ${arg(1)} and fleet_id in (${fleetIn})${tierIn} order by start_ms desc, trip_id desc limit ${arg(2)} offset ${arg(3)}`;
+      } where start_ms >= ${arg(0)} and start_ms < ${arg(1)} and fleet_id in (${fleetIn})${tierIn} order by start_ms desc, trip_id desc limit ${sql.lit(window.limit)}${
+        window.skip > 0 ? sql` offset ${arg(3)}` : sql``
+      }`;
       return { compile: () => query.compile(db) };
     },
     [window.from, window.to, window.limit, window.skip, ...fleets, ...tierList],
@@ -431,7 +441,8 @@ async function listByDay(
   const tiers = filter.tiers ?? [];
   const keys = await runShape(
     db,
-    `page-keys:${fleets.length}:${filter.tiers === undefined ? '*' : tiers.length}`,
+    // LIMIT written in, OFFSET bound only when needed, as in itemsInTimeOrder.
+    `page-keys:${fleets.length}:${filter.tiers === undefined ? '*' : tiers.length}:${page.limit}:${skip > 0}`,
     () => {
       let q = db
         .selectFrom('trips')
@@ -450,11 +461,8 @@ async function listByDay(
           tiers.map((_, i) => arg(4 + fleets.length + i)),
         );
       }
-      return q
-        .orderBy('start_ms', 'desc')
-        .orderBy('trip_id', 'desc')
-        .limit(arg(2) as unknown as number)
-        .offset(arg(3) as unknown as number);
+      const ordered = q.orderBy('start_ms', 'desc').orderBy('trip_id', 'desc').limit(sql.lit(page.limit));
+      return skip > 0 ? ordered.offset(arg(3) as unknown as number) : ordered;
     },
     [from, to, page.limit, skip, ...fleets, ...tiers],
   );

@@ -1,5 +1,5 @@
 import { arg, runShape } from '@svc/platform';
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { breakdownJson, type Catalogue } from '../scoring/breakdown-codec.ts';
 import type { TripsSchema } from './schema.ts';
 
@@ -96,7 +96,7 @@ export async function themeLabels(db: Kysely<TripsSchema>): Promise<Map<string, 
   const [row] = await runShape(
     db,
     'newest-catalogue',
-    () => db.selectFrom('score_catalogues').select('catalogue_id').orderBy('created_at_ms', 'desc').limit(1),
+    () => db.selectFrom('score_catalogues').select('catalogue_id').orderBy('created_at_ms', 'desc').limit(sql.lit(1)),
     [],
   );
   const labels = new Map<string, string>();
