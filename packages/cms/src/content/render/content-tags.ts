@@ -8,6 +8,7 @@
 
 /** wp_filter_content_tags(). */
 export function filterContentTags(content: string): string {
+  if (!content.includes('<img') && !content.includes('<iframe')) return content;
   const matches = [...content.matchAll(/<(img|iframe)\s[^>]+>/g)];
   if (matches.length === 0) return content;
   const seen = new Set<string>();

@@ -79,21 +79,31 @@ export function parseShortcodeAttributes(text: string): ShortcodeAttributes {
 /** The registered shortcodes of a site. */
 export class ShortcodeRegistry {
   readonly #handlers = new Map<string, ShortcodeHandler>();
+  /** The names and the shortcode_unautop pattern, made again when a shortcode is (un)registered. */
+  #tags: string[] = [];
+  #unautopPattern: RegExp | null = null;
 
   /** add_shortcode(). */
   register(tag: string, handler: ShortcodeHandler): void {
     if (!VALID_NAME.test(tag)) throw new Error(`invalid shortcode name ${JSON.stringify(tag)}`);
     this.#handlers.set(tag, handler);
+    this.#changed();
   }
 
   /** remove_shortcode(). */
   unregister(tag: string): void {
     this.#handlers.delete(tag);
+    this.#changed();
   }
 
-  /** The registered names, in registration order. */
-  get tags(): string[] {
-    return [...this.#handlers.keys()];
+  #changed(): void {
+    this.#tags = [...this.#handlers.keys()];
+    this.#unautopPattern = null;
+  }
+
+  /** The registered names, in registration order (do not change the array). */
+  get tags(): readonly string[] {
+    return this.#tags;
   }
 
   #tagsIn(content: string): string[] {
@@ -129,13 +139,16 @@ export class ShortcodeRegistry {
 
   /** shortcode_unautop(): unwraps a shortcode standing alone in a paragraph. */
   unautop(text: string): string {
-    if (this.#handlers.size === 0) return text;
-    const tags = this.tags.map(escapeRegExp).join('|');
-    const pattern = new RegExp(
-      `<p>(?:${SPACES})*(\\[(${tags})(?![\\w-])[^\\]/]*(?:/(?!\\])[^\\]/]*)*?(?:/\\]|\\](?:[^[]*(?:\\[(?!/\\2\\])[^[]*)*\\[/\\2\\])?))(?:${SPACES})*</p>`,
-      'g',
-    );
-    return text.replace(pattern, '$1');
+    // The pattern starts with `<p>` and a shortcode's `[`.
+    if (this.#handlers.size === 0 || !text.includes('[')) return text;
+    if (!this.#unautopPattern) {
+      const tags = this.#tags.map(escapeRegExp).join('|');
+      this.#unautopPattern = new RegExp(
+        `<p>(?:${SPACES})*(\\[(${tags})(?![\\w-])[^\\]/]*(?:/(?!\\])[^\\]/]*)*?(?:/\\]|\\](?:[^[]*(?:\\[(?!/\\2\\])[^[]*)*\\[/\\2\\])?))(?:${SPACES})*</p>`,
+        'g',
+      );
+    }
+    return text.replace(this.#unautopPattern, '$1');
   }
 
   #render(m: (string | undefined)[]): string {

@@ -79,11 +79,14 @@ const SMILIES_REGEX = (() => {
   return new RegExp(groups.join('|'), 'gm');
 })();
 
+const NEEDS_LOOK = /[:;8]/;
 const IMAGE_EXTENSIONS = ['jpg', 'jpeg', 'jpe', 'gif', 'png', 'webp'];
 const IGNORED = /^<(code|pre|style|script|textarea)[^>]*>/;
 
 /** convert_smilies(). */
 export function convertSmilies(text: string, imageBaseUrl: string): string {
+  // Every smiley starts with one of these.
+  if (!NEEDS_LOOK.test(text)) return text;
   const parts = text.split(/(<.*?>)/);
   let ignoring = '';
   let out = '';

@@ -75,6 +75,8 @@ const TIMES = /\b(0[\d.,]+|[1-9][\d.,]*)x(\d[\d.,]*)\b/g;
 
 // An HTML comment (possibly unterminated) or any other tag (possibly unterminated).
 const HTML_PART = '<(?:(?=!--)!(?:-(?!->)[^-]*)*(?:-->)?|(?!!--)[^>]*>?)';
+/** The split of a text with no registered shortcode in it. */
+const SPLIT_HTML = new RegExp(`(${HTML_PART})`);
 
 function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
@@ -206,13 +208,17 @@ function texturizeText(text: string): string {
  */
 export function texturize(text: string, shortcodeTags: readonly string[] = []): string {
   if (text === '' || text === '0') return text;
+  // Without a tag, a comment or a shortcode the text is one part, texturized unless it is white space.
+  if (!text.includes('<') && !text.includes('[')) return phpTrimIsEmpty(text) ? text : texturizeText(text);
   const found = new Set<string>();
-  for (const m of text.matchAll(SHORTCODE_NAME)) {
-    if (m[1] !== undefined && shortcodeTags.includes(m[1])) found.add(m[1]);
+  if (text.includes('[')) {
+    for (const m of text.matchAll(SHORTCODE_NAME)) {
+      if (m[1] !== undefined && shortcodeTags.includes(m[1])) found.add(m[1]);
+    }
   }
   const tagnames = shortcodeTags.filter((t) => found.has(t));
   const scRegex = tagnames.length > 0 ? shortcodeRegex(tagnames) : '';
-  const split = new RegExp(`(${HTML_PART}${scRegex ? `|${scRegex}` : ''})`);
+  const split = scRegex ? new RegExp(`(${HTML_PART}|${scRegex})`) : SPLIT_HTML;
   const scWhole = scRegex ? new RegExp(`^${scRegex}$`) : null;
 
   const tagStack: string[] = [];
