@@ -321,10 +321,23 @@ async function itemsInTimeOrder(
   db: Kysely<TripsSchema>,
   fleets: readonly string[],
   tiers: string[] | undefined,
-  window: { from: number; to: number; limit: number; skip: number },
+  window: { from: number; to: number; limit: number; skip: number; count?: number | undefined },
 ): Promise<string[]> {
   const tierList = tiers ?? [];
   const sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
+  // When the window's exact trip count is known (a page within one day) and the page lies in its older
+  // half, the window is walked from its oldest end and the rows reversed: at most half a day of entries
+  // is passed over instead of up to a whole day.
+  let limit = window.limit;
+  let skip = window.skip;
+  let ascending = false;
+  if (window.count !== undefined && window.skip * 2 + window.limit > window.count) {
+    limit = Math.min(window.limit, window.count - window.skip);
+    if (limit < 1) return [];
+    skip = window.count - window.skip - limit;
+    ascending = true;
+  }
+  const order = ascending ? sql`start_ms asc, trip_id asc` : sql`start_ms desc, trip_id desc`;
   // One column per row: the stored item, or, for a row without one (written before migration 0003), its
   // trip id, told apart by the item's leading brace. Rows of one column cost SQLite and V8 about half
   // what rows of two do, and this is the hottest statement of the list.
@@ -332,23 +345,24 @@ async function itemsInTimeOrder(
     db,
     // LIMIT is written into the statement and OFFSET only bound when there is one: since SQLite 3.47 a
     // statement whose LIMIT or OFFSET is a bound parameter is compiled again at every execution (~5 µs
-    // here). `limit` is an integer of 1-100 (checked by listTrips), so there are at most 200 such shapes.
-    `time-items:${fleets.length}:${tiers === undefined ? '*' : tierList.length}:${window.limit}:${window.skip > 0}`,
+    // here). `limit` is an integer of 1-100 (checked by listTrips), so there are at most 400 such shapes.
+    `time-items:${fleets.length}:${tiers === undefined ? '*' : tierList.length}:${limit}:${skip > 0}:${ascending}`,
     () => {
-      const fleetIn = sql.join(fleets.map((_, i) => arg(4 + i)));
+      const fleetIn = sql.join(fleets.map((_, i) => arg(3 + i)));
       const tierIn =
         tiers === undefined
           ? sql``
-          : sql` and tier in (${sql.join(tierList.map((_, i) => arg(4 + fleets.length + i)))})`;
+          : sql` and tier in (${sql.join(tierList.map((_, i) => arg(3 + fleets.length + i)))})`;
       const query = sql<{ v: string }>`select coalesce(item_json, trip_id) as v from trips${
         sqlite ? sql` indexed by trips_time_items` : sql``
-      } where start_ms >= ${arg(0)} and start_ms < ${arg(1)} and fleet_id in (${fleetIn})${tierIn} order by start_ms desc, trip_id desc limit ${sql.lit(window.limit)}${
-        window.skip > 0 ? sql` offset ${arg(3)}` : sql``
+      } where start_ms >= ${arg(0)} and start_ms < ${arg(1)} and fleet_id in (${fleetIn})${tierIn} order by ${order} limit ${sql.lit(limit)}${
+        skip > 0 ? sql` offset ${arg(2)}` : sql``
       }`;
       return { compile: () => query.compile(db) };
     },
-    [window.from, window.to, window.limit, window.skip, ...fleets, ...tierList],
+    [window.from, window.to, skip, ...fleets, ...tierList],
   );
+  if (ascending) rows.reverse();
   const items = rows.map((r) => r.v);
   const legacy = items.filter((v) => !v.startsWith('{'));
   if (legacy.length === 0) return items;
@@ -433,7 +447,13 @@ async function listByDay(
   for (let day = lowDay; day <= highDay; day++) allInWindow += store.get(day) ?? 0;
   if (walkTimeOrder(inWindow, allInWindow)) {
     return {
-      items: await itemsInTimeOrder(db, fleets, filter.tiers, { from, to, limit: page.limit, skip }),
+      items: await itemsInTimeOrder(db, fleets, filter.tiers, {
+        from,
+        to,
+        limit: page.limit,
+        skip,
+        count: highDay === lowDay ? inWindow : undefined,
+      }),
       total,
     };
   }
