@@ -916,10 +916,15 @@ export class ContentService {
  * depends on the id the row will get (plain `?p=` links, `%post_id%` structures).
  */
 function guidWithoutId(fields: PostFields, settings: ContentSettings, ancestors: readonly string[]): string | null {
-  const one = permalink({ ...fields, id: -1, version: 1 }, settings, { ancestors });
-  const other = permalink({ ...fields, id: -2, version: 1 }, settings, { ancestors });
-  return one === other ? one : null;
+  // A page may be the front page, whose link is the home URL: decided by its id.
+  if (fields.type === 'page' && settings.showOnFront === 'page') return null;
+  // Built with an id no post has: the link holds it wherever it holds the id (a digit run of the slug
+  // that happens to contain it only costs the second write).
+  const link = permalink({ ...fields, id: GUID_PROBE_ID, version: 1 }, settings, { ancestors });
+  return link.includes(String(-GUID_PROBE_ID)) ? null : link;
 }
+
+const GUID_PROBE_ID = -73_019_537;
 
 /** get_default_comment_status(): pages closed; other types by the site's options when they support it. */
 export function defaultCommentStatus(type: string, settings: ContentSettings, kind: 'comment' | 'ping'): string {

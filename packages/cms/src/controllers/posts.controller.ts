@@ -995,7 +995,9 @@ export class PostsController extends RestController {
 
   /**
    * check_assign_terms_permission(): every existing term sent must be assignable. Answered once per
-   * request (the Allow header asks again), with the terms read in one query.
+   * request (the Allow header asks again), with the terms read in one query — only when the user lacks
+   * a taxonomy's assign capability: map_meta_cap makes `assign_term` of any existing term of a taxonomy
+   * that capability, so a user who has it may assign whatever exists of it (what does not is skipped).
    */
   #canAssignTerms(request: RestRequest): Promise<boolean> {
     return request.memo(`content:canAssignTerms:${this.type.slug}`, async () => {
@@ -1003,7 +1005,8 @@ export class PostsController extends RestController {
       for (const tax of this.#taxonomies) {
         const value = request.get(tax.restBase);
         if (value === undefined || value === null) continue;
-        sent.push({ tax, ids: parseList(value).map(toInt) });
+        const ids = parseList(value).map(toInt);
+        if (ids.some((id) => id > 0) && !(await request.can(tax.cap.assign_terms))) sent.push({ tax, ids });
       }
       const all = sent.flatMap((s) => s.ids).filter((id) => id > 0);
       if (all.length === 0) return true;
