@@ -9,6 +9,15 @@
  * whole worker stops for 1, 2, 5, 10... ms at a time while another worker holds the lock. The lock is
  * asked for without waiting (busy_timeout 0 for that one statement); when another process holds it, the
  * transaction is given up and asked for again shortly after, with the event loop free meanwhile.
+ *
+ * Group commit: the write transactions a process asks for while it waits for the lock, or while its
+ * previous ones run, are run together in one SQLite transaction, each in a savepoint of its own (one that
+ * fails is rolled back alone and fails alone), and are all settled once that transaction has committed.
+ * The first of a batch runs without a savepoint (a failure then rolls the whole transaction back, which
+ * holds nothing else yet), so a transaction that runs alone costs what it did before.
+ * Each commit appends every page it changed to the write-ahead log (two writes per page), and each lock
+ * taken from another worker makes SQLite drop this connection's page cache: with creates arriving on
+ * two workers at once, one commit and one lock handover per batch instead of per create.
  */
 import { dialectOf, TransientConflictError, withTransaction } from '@svc/platform';
 import { CompiledQuery, type Kysely, sql, type Transaction } from 'kysely';
@@ -16,11 +25,31 @@ import { CompiledQuery, type Kysely, sql, type Transaction } from 'kysely';
 /** How long a writer waits for the lock in all before failing (SQLite's busy timeout of the connection). */
 const LOCK_WAIT_MS = 5000;
 
+/**
+ * At most this many transactions run in one batch (the rest wait for the next), so another worker waiting
+ * for the lock gets it between batches.
+ */
+export const MAX_BATCH = 16;
+
 class WriteLockBusy extends Error {}
+
+/** The first transaction of a batch failed (and the SQLite transaction was rolled back for it). */
+class FirstFailed<DB> extends Error {
+  readonly job: Job<DB>;
+  readonly error: unknown;
+  constructor(job: Job<DB>, error: unknown) {
+    super('the first transaction of the batch failed');
+    this.job = job;
+    this.error = error;
+  }
+}
 
 // The statements of every write transaction, compiled once.
 const NO_BUSY_WAIT = CompiledQuery.raw('pragma busy_timeout = 0');
 const TAKE_WRITE_LOCK = CompiledQuery.raw('delete from options where 0');
+const SAVEPOINT = CompiledQuery.raw('savepoint cms_write');
+const RELEASE = CompiledQuery.raw('release cms_write');
+const ROLLBACK_TO = CompiledQuery.raw('rollback to cms_write');
 const restoreBusyWait = new Map<number, CompiledQuery>();
 function restoreBusyWaitQuery(timeout: number): CompiledQuery {
   let query = restoreBusyWait.get(timeout);
@@ -44,34 +73,140 @@ async function busyTimeoutOf<DB>(db: Kysely<DB>, trx: Transaction<DB>): Promise<
   return value;
 }
 
-/** withTransaction(), holding SQLite's write lock from the start. */
+/** One transaction waiting to run in a batch. */
+interface Job<DB> {
+  work: (trx: Transaction<DB>) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/** The write transactions of one SQLite database, run in batches (see the file comment). */
+class WriteBatcher<DB> {
+  readonly #db: Kysely<DB>;
+  readonly #queue: Job<DB>[] = [];
+  #running = false;
+
+  constructor(db: Kysely<DB>) {
+    this.#db = db;
+  }
+
+  run<T>(work: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.#queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.#running) {
+        this.#running = true;
+        void this.#drain();
+      }
+    });
+  }
+
+  async #drain(): Promise<void> {
+    try {
+      while (this.#queue.length > 0) await this.#batch();
+    } finally {
+      this.#running = false;
+    }
+  }
+
+  /** Takes the lock, runs the waiting transactions (those that arrive meanwhile too), commits, settles. */
+  async #batch(): Promise<void> {
+    const db = this.#db;
+    const done: Array<{ job: Job<DB>; ok: boolean; value: unknown }> = [];
+    const started = Date.now();
+    try {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          // Not withTransaction(): it would run the whole batch again on a transient conflict.
+          await db.transaction().execute(async (trx) => {
+            await takeWriteLock(db, trx);
+            // The first needs no savepoint: when it fails, nothing else has run in the transaction yet.
+            const first = this.#queue.shift() as Job<DB>;
+            try {
+              done.push({ job: first, ok: true, value: await first.work(trx) });
+            } catch (err) {
+              throw new FirstFailed(first, err);
+            }
+            while (this.#queue.length > 0 && done.length < MAX_BATCH) {
+              const job = this.#queue.shift() as Job<DB>;
+              done.push({ job, ...(await runInSavepoint(trx, job.work)) });
+            }
+          });
+          break;
+        } catch (err) {
+          if (err instanceof FirstFailed) {
+            // Rolled back with the transaction, which held nothing else: it fails alone.
+            err.job.reject(err.error);
+            return;
+          }
+          if (!(err instanceof WriteLockBusy)) throw err;
+          if (Date.now() - started > LOCK_WAIT_MS) {
+            throw new TransientConflictError('database is busy: the write lock was not free in time');
+          }
+          // The other worker's transaction lasts about a millisecond: look again at the next turn of the
+          // event loop at first, then every millisecond.
+          await new Promise((resolve) => (attempt < 2 ? setImmediate(resolve) : setTimeout(resolve, 1)));
+        }
+      }
+    } catch (err) {
+      // Nothing was committed: every transaction of the batch fails with the error (those not started
+      // yet included, when the lock never came).
+      for (const { job } of done) job.reject(err);
+      if (done.length === 0) for (const job of this.#queue.splice(0, MAX_BATCH)) job.reject(err);
+      return;
+    }
+    for (const { job, ok, value } of done) {
+      if (ok) job.resolve(value);
+      else job.reject(value);
+    }
+  }
+}
+
+/** Asks for the write lock without waiting; WriteLockBusy when another process holds it. */
+async function takeWriteLock<DB>(db: Kysely<DB>, trx: Transaction<DB>): Promise<void> {
+  const timeout = await busyTimeoutOf(db, trx);
+  await trx.executeQuery(NO_BUSY_WAIT);
+  try {
+    await trx.executeQuery(TAKE_WRITE_LOCK);
+  } catch (err) {
+    if (err instanceof TransientConflictError) throw new WriteLockBusy();
+    throw err;
+  } finally {
+    await trx.executeQuery(restoreBusyWaitQuery(timeout));
+  }
+}
+
+/**
+ * Runs one transaction's work in a savepoint: kept when it returns, rolled back (alone) when it throws.
+ * A transient conflict is tried again, as withTransaction() would.
+ */
+async function runInSavepoint<DB>(
+  trx: Transaction<DB>,
+  work: (trx: Transaction<DB>) => Promise<unknown>,
+): Promise<{ ok: boolean; value: unknown }> {
+  for (let attempt = 0; ; attempt++) {
+    await trx.executeQuery(SAVEPOINT);
+    try {
+      const value = await work(trx);
+      await trx.executeQuery(RELEASE);
+      return { ok: true, value };
+    } catch (err) {
+      await trx.executeQuery(ROLLBACK_TO);
+      await trx.executeQuery(RELEASE);
+      if (!(err instanceof TransientConflictError) || attempt >= 2) return { ok: false, value: err };
+    }
+  }
+}
+
+const batchers = new WeakMap<object, WriteBatcher<never>>();
+
+/** withTransaction(), holding SQLite's write lock from the start (in a batch, see the file comment). */
 export async function writeTransaction<DB, T>(db: Kysely<DB>, work: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
   // biome-ignore lint/suspicious/noExplicitAny: dialectOf takes any schema
   if (dialectOf(db as Kysely<any>) !== 'sqlite') return withTransaction(db, work);
-  const started = Date.now();
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await withTransaction(db, async (trx) => {
-        const timeout = await busyTimeoutOf(db, trx);
-        await trx.executeQuery(NO_BUSY_WAIT);
-        try {
-          await trx.executeQuery(TAKE_WRITE_LOCK);
-        } catch (err) {
-          if (err instanceof TransientConflictError) throw new WriteLockBusy();
-          throw err;
-        } finally {
-          await trx.executeQuery(restoreBusyWaitQuery(timeout));
-        }
-        return work(trx);
-      });
-    } catch (err) {
-      if (!(err instanceof WriteLockBusy)) throw err;
-      if (Date.now() - started > LOCK_WAIT_MS) {
-        throw new TransientConflictError('database is busy: the write lock was not free in time');
-      }
-      // The other worker's transaction lasts about a millisecond: look again at the next turn of the
-      // event loop at first, then every millisecond.
-      await new Promise((resolve) => (attempt < 2 ? setImmediate(resolve) : setTimeout(resolve, 1)));
-    }
+  let batcher = batchers.get(db) as WriteBatcher<DB> | undefined;
+  if (!batcher) {
+    batcher = new WriteBatcher(db);
+    batchers.set(db, batcher as unknown as WriteBatcher<never>);
   }
+  return batcher.run(work);
 }
