@@ -135,6 +135,18 @@ describe.each(testDialects())('scoring pipeline on $label', (dialect) => {
           expect(got.total).toBe(want.length);
           expect(got.ids).toEqual(want);
         }
+        // The store's per-day totals (kept by triggers) match the trips themselves.
+        const trips = await db
+          .selectFrom('trips')
+          .select(['start_day', (eb) => eb.fn.countAll<number>().as('n')])
+          .groupBy('start_day')
+          .execute();
+        const totals = await db.selectFrom('trip_day_totals').select(['day', 'trip_count']).execute();
+        expect(
+          Object.fromEntries(
+            totals.filter((t) => Number(t.trip_count) !== 0).map((t) => [t.day, Number(t.trip_count)]),
+          ),
+        ).toEqual(Object.fromEntries(trips.map((t) => [t.start_day, Number(t.n)])));
       };
       await check(); // the counts of these scopes are now cached
       // New trips on new and existing days, scored through the pipeline.

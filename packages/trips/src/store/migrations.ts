@@ -314,6 +314,57 @@ const timeOrderedItems: Migration = {
   },
 };
 
+/**
+ * Trips per UTC day over the whole store, whatever the fleet and tier: `trip_day_totals`, kept by
+ * triggers on `trip_day_counts` (so every writer of the counts keeps it exact, in the same transaction)
+ * and stamped with the same data version. A list request compares its scope's trips in a page's days
+ * with these totals to choose how to read the page (trip-list.ts); reading them costs a few hundred rows
+ * however many fleets the store holds, where summing the per-fleet counts would read them all.
+ */
+const dayTotals: Migration = {
+  async up(db: AnyDb) {
+    await db.schema
+      .createTable('trip_day_totals')
+      .addColumn('day', 'integer', (c) => c.primaryKey())
+      .addColumn('trip_count', 'bigint', (c) => c.notNull())
+      .addColumn('version', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('trip_day_totals_version').on('trip_day_totals').columns(['version']).execute();
+    await sql`insert into trip_day_totals (day, trip_count, version)
+      select day, sum(trip_count), max(version) from trip_day_counts group by day`.execute(db);
+    // Adds `delta` trips to a day, stamped with a version (the count row's, or the current one on delete).
+    const apply = (day: string, delta: string, version: string) =>
+      sql`insert into trip_day_totals (day, trip_count, version) values (${sql.raw(day)}, ${sql.raw(delta)}, ${sql.raw(version)})
+        on conflict (day) do update set trip_count = trip_day_totals.trip_count + excluded.trip_count,
+        version = excluded.version`;
+    const current = '(select version from trips_version where id = 1)';
+    if (dialectOf(db) === 'postgres') {
+      await sql`create function trip_day_totals_apply() returns trigger language plpgsql as $$
+        begin
+          if tg_op = 'INSERT' then
+            ${apply('new.day', 'new.trip_count', 'new.version')};
+          elsif tg_op = 'UPDATE' then
+            ${apply('old.day', '-old.trip_count', 'new.version')};
+            ${apply('new.day', 'new.trip_count', 'new.version')};
+          else
+            ${apply('old.day', '-old.trip_count', current)};
+          end if;
+          return null;
+        end $$`.execute(db);
+      await sql`create trigger trip_day_totals_apply after insert or update or delete on trip_day_counts
+        for each row execute function trip_day_totals_apply()`.execute(db);
+    } else {
+      await sql`create trigger trip_day_totals_insert after insert on trip_day_counts begin
+        ${apply('new.day', 'new.trip_count', 'new.version')}; end`.execute(db);
+      await sql`create trigger trip_day_totals_update after update on trip_day_counts begin
+        ${apply('old.day', '-old.trip_count', 'new.version')};
+        ${apply('new.day', 'new.trip_count', 'new.version')}; end`.execute(db);
+      await sql`create trigger trip_day_totals_delete after delete on trip_day_counts begin
+        ${apply('old.day', '-old.trip_count', current)}; end`.execute(db);
+    }
+  },
+};
+
 /** Every migration of the trip store, in order; the same set runs on SQLite and PostgreSQL. */
 export const tripsMigrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -321,4 +372,5 @@ export const tripsMigrations: Record<string, Migration> = {
   '0003_trip_item_json': tripItemJson,
   '0004_day_count_versions': dayCountVersions,
   '0005_time_ordered_items': timeOrderedItems,
+  '0006_day_totals': dayTotals,
 };

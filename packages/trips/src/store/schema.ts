@@ -15,6 +15,7 @@ export interface TripsSchema {
   trip_uploads: TripUploadsTable;
   trips: TripsTable;
   trip_day_counts: TripDayCountsTable;
+  trip_day_totals: TripDayTotalsTable;
   trip_summaries: TripSummariesTable;
   trip_breakdowns: TripBreakdownsTable;
   score_catalogues: ScoreCataloguesTable;
@@ -164,6 +165,14 @@ export interface TripsTable {
 export interface TripSummariesTable {
   trip_id: string;
   summary_json: string;
+}
+
+/** Scored trips per UTC day over every fleet and tier, kept from trip_day_counts by triggers (migration 0006). */
+export interface TripDayTotalsTable {
+  day: number;
+  /** A bigint: PostgreSQL returns it as a string. */
+  trip_count: number | string;
+  version: number | string;
 }
 
 /** Scored trips per fleet, UTC day and tier: totals and deep pages without counting rows. */

@@ -150,40 +150,53 @@ async function scopeCounts(
   return entry as ScopeCounts & { sorted: Buckets };
 }
 
-/** The scope's trip_day_counts rows changed after version `since` (all of them for -1). */
+/**
+ * The scope's trip_day_counts rows changed after version `since` (all of them for -1); for the whole
+ * store (`fleets` null, no tier filter) the per-day rows of trip_day_totals instead.
+ */
 async function countRows(
   db: Kysely<TripsSchema>,
   fleets: readonly string[] | null,
   tiers: string[] | undefined,
   since: number,
 ): Promise<CountRow[]> {
+  if (fleets === null) {
+    const totals = await runShape(
+      db,
+      'day-totals',
+      () =>
+        db
+          .selectFrom('trip_day_totals')
+          .select(['day', 'trip_count'])
+          .where('version', '>', arg(0) as unknown as number),
+      [since],
+    );
+    return totals.map((r) => ({ fleet_id: '*', day: r.day, tier: '*', trip_count: r.trip_count }));
+  }
   const tierList = tiers ?? [];
-  const fleetList = fleets ?? [];
   return runShape(
     db,
-    `day-counts:${fleets?.length ?? '*'}:${tiers === undefined ? '*' : tierList.length}`,
+    `day-counts:${fleets.length}:${tiers === undefined ? '*' : tierList.length}`,
     () => {
       let q = db
         .selectFrom('trip_day_counts')
         .select(['fleet_id', 'day', 'tier', 'trip_count'])
-        .where('version', '>', arg(0) as unknown as number);
-      if (fleets !== null) {
-        q = q.where(
+        .where('version', '>', arg(0) as unknown as number)
+        .where(
           'fleet_id',
           'in',
-          fleetList.map((_, i) => arg(1 + i)),
+          fleets.map((_, i) => arg(1 + i)),
         );
-      }
       if (tiers !== undefined) {
         q = q.where(
           'tier',
           'in',
-          tierList.map((_, i) => arg(1 + fleetList.length + i)),
+          tierList.map((_, i) => arg(1 + fleets.length + i)),
         );
       }
       return q;
     },
-    [since, ...fleetList, ...tierList],
+    [since, ...fleets, ...tierList],
   );
 }
 
