@@ -95,7 +95,8 @@ class WriteBatcher<DB> {
       this.#queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
       if (!this.#running) {
         this.#running = true;
-        void this.#drain();
+        // After the callbacks already due (other requests reaching their write), so they join the batch.
+        setImmediate(() => void this.#drain());
       }
     });
   }
