@@ -50,10 +50,15 @@ export async function listTrips(
   if (filter.fromMs !== undefined && filter.toMs !== undefined && filter.fromMs >= filter.toMs) {
     return { items: [], total: 0 };
   }
-  return db.transaction().execute(async (trx) => {
-    if (filter.plate !== undefined || filter.driverId !== undefined) return listDirect(trx, fleets, filter, page);
-    return listByDay(trx, fleets, filter, page, cacheOf(db));
-  });
+  // One snapshot for the counts and the page: a transaction (repeatable read on PostgreSQL, where the
+  // default READ COMMITTED would let the page see commits the counts did not).
+  return db
+    .transaction()
+    .setIsolationLevel('repeatable read')
+    .execute(async (trx) => {
+      if (filter.plate !== undefined || filter.driverId !== undefined) return listDirect(trx, fleets, filter, page);
+      return listByDay(trx, fleets, filter, page, cacheOf(db));
+    });
 }
 
 type Buckets = Array<{ day: number; n: number }>;
