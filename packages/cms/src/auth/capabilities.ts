@@ -22,6 +22,28 @@ export interface CapabilityDeps {
 
 const DO_NOT_ALLOW = 'do_not_allow';
 
+/** allCaps() per user object (the answer depends on nothing else). */
+const allCapsByUser = new WeakMap<CurrentUser, ReadonlySet<string>>();
+
+/** WP_User::$allcaps of a user: its roles' capabilities and names, its own grants and denials, `exist`. */
+function computeAllCaps(user: CurrentUser): ReadonlySet<string> {
+  const caps = new Set<string>();
+
+  if (user.id > 0) {
+    for (const role of user.roles) {
+      caps.add(role);
+      for (const c of roleCapabilities(role)) caps.add(c);
+    }
+    for (const [cap, granted] of Object.entries(user.caps ?? {})) {
+      if (granted) caps.add(cap);
+      else caps.delete(cap);
+    }
+  }
+  caps.add('exist');
+  caps.delete(DO_NOT_ALLOW);
+  return caps;
+}
+
 /** Primitive block capabilities WordPress maps to the post ones. */
 const BLOCK_CAPS = new Set([
   'edit_blocks',
@@ -44,21 +66,17 @@ export class Capabilities {
     this.deps = deps;
   }
 
-  /** The capabilities a user holds (WP_User::$allcaps), role names included, plus `exist`. */
-  allCaps(user: CurrentUser): Set<string> {
-    const caps = new Set<string>();
-    if (user.id > 0) {
-      for (const role of user.roles) {
-        caps.add(role);
-        for (const c of roleCapabilities(role)) caps.add(c);
-      }
-      for (const [cap, granted] of Object.entries(user.caps ?? {})) {
-        if (granted) caps.add(cap);
-        else caps.delete(cap);
-      }
+  /**
+   * The capabilities a user holds (WP_User::$allcaps), role names included, plus `exist`. Kept per user
+   * object (users are immutable; a changed user is read again as a new object, and roles are fixed), as
+   * every permission check asks for them.
+   */
+  allCaps(user: CurrentUser): ReadonlySet<string> {
+    let caps = allCapsByUser.get(user);
+    if (!caps) {
+      caps = computeAllCaps(user);
+      allCapsByUser.set(user, caps);
     }
-    caps.add('exist');
-    caps.delete(DO_NOT_ALLOW);
     return caps;
   }
 

@@ -32,10 +32,10 @@ export interface ContentRuntime {
   itemCache: ItemJsonCache;
 }
 
-const capsByRequest = new WeakMap<RestRequest, Set<string>>();
+const capsByRequest = new WeakMap<RestRequest, ReadonlySet<string>>();
 
 /** The primitive capabilities a request's user holds (WP_User::$allcaps), computed once per request. */
-export function userCaps(runtime: ContentRuntime, request: RestRequest): Set<string> {
+export function userCaps(runtime: ContentRuntime, request: RestRequest): ReadonlySet<string> {
   let caps = capsByRequest.get(request);
   if (!caps) {
     caps = runtime.ctx.caps.allCaps(request.user);
