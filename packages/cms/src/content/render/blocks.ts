@@ -136,6 +136,8 @@ export class BlockRegistry {
 
   /** do_blocks(): every block of the content rendered, delimiters removed. */
   render(content: string, state: BlockRenderState): string {
+    // Without an HTML comment there is no block delimiter: one freeform block, rendered as it is.
+    if (!content.includes('<!--')) return content;
     let out = '';
     for (const block of parseBlocks(content)) out += this.renderBlock(block, state);
     return out;
@@ -143,6 +145,7 @@ export class BlockRegistry {
 
   /** excerpt_remove_blocks(): only the blocks that make sense in an excerpt, rendered. */
   renderForExcerpt(content: string, state: BlockRenderState): string {
+    if (!content.includes('<!--')) return content;
     let out = '';
     for (const block of parseBlocks(content)) {
       if (!EXCERPT_BLOCKS.has(block.blockName)) continue;
