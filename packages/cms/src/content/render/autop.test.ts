@@ -29,4 +29,21 @@ describe('autop', () => {
       expect(autop(text), JSON.stringify(text)).toBe(wordpressAutop(text));
     }
   });
+
+  it('gives paragraphs alone what wpautop gives them, whatever white space is around them', () => {
+    const inners = ['Benchmark post body.', ' spaced ', 'a > b &amp; c', 'tab\there', '\u00a0nbsp\u00a0', ' ', ''];
+    const gaps = ['', '\n', '\n\n', ' ', '\t\n ', '\n \n'];
+    let seed = 7;
+    const pick = <T>(list: readonly T[]): T => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return list[seed % list.length] as T;
+    };
+    for (let i = 0; i < 400; i++) {
+      let text = pick(gaps);
+      const count = 1 + (i % 4);
+      for (let j = 0; j < count; j++) text += `<p>${pick(inners)}</p>${pick(gaps)}`;
+      expect(autop(text), JSON.stringify(text)).toBe(wordpressAutop(text));
+      expect(autop(text, false), JSON.stringify(text)).toBe(wordpressAutop(text, false));
+    }
+  });
 });
