@@ -24,17 +24,28 @@ interface Row {
   non2xx: number;
 }
 
-async function measure(target: BenchTarget, scenario: Scenario, connections: number): Promise<Row> {
-  let n = 0;
+/** Numbers the bodies of every run (warm-up and measured), so creates stay unique across runs. */
+let bodyNumber = 0;
+
+/**
+ * Runs a scenario's own request (method, headers, body) against a target for `seconds`: the measured
+ * runs, and the warm-up before them, so a create is warmed up with creates, not with a GET of its URL.
+ */
+async function run(
+  target: BenchTarget,
+  scenario: Scenario,
+  connections: number,
+  seconds: number,
+): Promise<autocannon.Result> {
   const path = scenarioPath(scenario, target);
   const url = `${scenarioRoot(scenario, target)}${scenario.site ? path : target.mapPath(path)}`;
   const headers: Record<string, string> = { 'content-type': 'application/json', ...(scenario.headers ?? {}) };
   if (scenario.auth) headers.authorization = target.authorization;
-  const result = await autocannon({
+  return autocannon({
     url,
     method: scenario.method,
     connections,
-    duration: durationS,
+    duration: seconds,
     headers,
     timeout: 10,
     ...(scenario.rawBody ? { body: scenario.rawBody() } : {}),
@@ -43,12 +54,19 @@ async function measure(target: BenchTarget, scenario: Scenario, connections: num
           requests: [
             {
               method: scenario.method,
-              setupRequest: (req: autocannon.Request) => ({ ...req, body: JSON.stringify(scenario.body!(++n)) }),
+              setupRequest: (req: autocannon.Request) => ({
+                ...req,
+                body: JSON.stringify(scenario.body!(++bodyNumber)),
+              }),
             },
           ],
         }
       : {}),
   });
+}
+
+async function measure(target: BenchTarget, scenario: Scenario, connections: number): Promise<Row> {
+  const result = await run(target, scenario, connections, durationS);
   return {
     scenario: scenario.name,
     target: target.label,
@@ -89,13 +107,8 @@ async function main(): Promise<void> {
     for (const scenario of scenarios) {
       if (only && !scenario.name.includes(only)) continue;
       for (const connections of CONNECTIONS) {
-        // Warm up (JIT, caches) without recording.
-        await autocannon({
-          url: `${scenarioRoot(scenario, cms)}${scenarioPath(scenario, cms)}`,
-          connections: 2,
-          duration: 1,
-          headers: scenario.auth ? { authorization: cms.authorization } : {},
-        });
+        // Warm up (JIT, caches) with the scenario's own request, without recording.
+        await run(cms, scenario, 2, 1);
         rows.push(await measure(cms, scenario, connections));
         if (typeof oracle !== 'string' && scenario.oracle) rows.push(await measure(oracle, scenario, connections));
         process.stdout.write(`${table(rows.slice(-2))}\n`);
