@@ -65,16 +65,19 @@ export function createHttpApp(options: CreateHttpAppOptions): FastifyInstance {
     closing = true;
   });
 
-  app.addHook('onRequest', async (req, reply) => {
+  // The hooks below run on every request, so they are plain callbacks: an async hook costs a promise
+  // per call.
+  app.addHook('onRequest', (req, reply, done) => {
     reply.header(header, req.id);
+    done();
   });
 
-  app.addHook('onSend', async (_req, reply, payload) => {
+  app.addHook('onSend', (_req, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');
-    return payload;
+    done(null, payload);
   });
 
-  app.addHook('onResponse', async (req, reply) => {
+  app.addHook('onResponse', (req, reply, done) => {
     const route = req.routeOptions.url ?? '<unmatched>';
     const status = String(reply.statusCode);
     const elapsedMs = reply.elapsedTime;
@@ -91,6 +94,7 @@ export function createHttpApp(options: CreateHttpAppOptions): FastifyInstance {
     };
     if (reply.statusCode >= 500) req.log.error(line, 'request failed');
     else req.log.info(line, 'request');
+    done();
   });
 
   return app;
