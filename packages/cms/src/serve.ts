@@ -13,6 +13,7 @@ import { createLogger, type Logger, serve } from '@svc/platform';
 import { buildApp } from './app.ts';
 import { type FirstRunCredentials, installIfNeeded } from './bootstrap.ts';
 import { type CmsConfig, loadCmsConfig, resolveSecret } from './config.ts';
+import { startSearchIndexer } from './content/search-indexer.ts';
 import { openCmsDatabase } from './db/connection.ts';
 import { leaveCheckpointsToPrimary, startCheckpoints } from './db/wal-checkpoints.ts';
 
@@ -36,12 +37,17 @@ async function listen(config: CmsConfig, logger: Logger, onExit?: (code: number)
   // A worker leaves the WAL checkpoints to the primary (see src/db/wal-checkpoints.ts).
   if (cluster.isWorker && database.dialect === 'sqlite') await leaveCheckpointsToPrimary(database.db);
   const cms = await buildApp({ config, database, logger, secret });
+  // A single process brings the search index up to date itself (the primary does it for its workers).
+  const indexer =
+    !cluster.isWorker && database.dialect === 'sqlite'
+      ? startSearchIndexer(database.db, { onError: (err) => logger.warn({ err }, 'search indexing failed') })
+      : null;
   const running = await serve(cms.app, {
     host: config.host,
     port: config.port,
     logger,
     shutdownTimeoutMs: config.shutdownTimeoutMs,
-    onShutdown: [() => database.close()],
+    onShutdown: [async () => indexer?.stop(), () => database.close()],
     ...(onExit ? { onExit } : {}),
   });
   const siteUrl = (config.siteUrl ?? running.url).replace(/\/+$/, '');
@@ -95,9 +101,14 @@ async function startPrimary(config: CmsConfig, logger: Logger, count: number): P
     database.dialect === 'sqlite'
       ? startCheckpoints(database.db, { onError: (err) => logger.warn({ err }, 'WAL checkpoint failed') })
       : null;
+  // ... and brings the search index up to date for them (src/content/search-indexer.ts).
+  const indexer = checkpoints
+    ? startSearchIndexer(database.db, { onError: (err) => logger.warn({ err }, 'search indexing failed') })
+    : null;
   if (!checkpoints) await database.close();
   const exit = async (code: number) => {
     if (checkpoints) {
+      await indexer?.stop();
       await checkpoints.stop();
       await database.close();
     }

@@ -70,7 +70,8 @@ export interface PostListQuery {
         /**
          * A trigram full-text index (`posts_search`, SQLite) may narrow the candidates first: every
          * post whose text contains a term also contains its trigrams, so the exact LIKE checks then
-         * run on the few candidates only. Set by the repository.
+         * run on the few candidates only, and on the posts queued for the index (changed since it was
+         * last brought up to date, migration 0055). Set by the repository.
          */
         trigramIndex?: boolean | undefined;
       }
@@ -158,7 +159,11 @@ function searchWhere(eb: Eb, search: NonNullable<PostListQuery['search']>): Expr
     for (const raw of terms) {
       if (raw.startsWith('-') || [...raw].length < 3) continue;
       const match = `${filter} : "${raw.replaceAll('"', '""')}"`;
-      parts.push(sql<SqlBool>`posts.id in (select rowid from posts_search where posts_search match ${match})`);
+      // The index's candidates and every post queued for it (changed since the indexer last ran, see
+      // search-indexer.ts): the index may not hold a queued post's current text yet.
+      parts.push(
+        sql<SqlBool>`posts.id in (select rowid from posts_search where posts_search match ${match} union all select id from posts_search_queue)`,
+      );
     }
   }
   for (const raw of terms) {
