@@ -8,6 +8,7 @@
  * of one per create.
  */
 import { type Kysely, sql } from 'kysely';
+import { type PeriodicTask, startPeriodicTask } from '../db/periodic-task.ts';
 import { writeTransaction } from '../db/write-transaction.ts';
 
 /** How often the indexer looks at the queue. */
@@ -33,21 +34,9 @@ export async function indexQueuedPosts<DB>(db: Kysely<DB>): Promise<number> {
 export function startSearchIndexer<DB>(
   db: Kysely<DB>,
   options: { intervalMs?: number; onError?: (err: unknown) => void } = {},
-): { stop(): Promise<void> } {
-  let running: Promise<unknown> | null = null;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = indexQueuedPosts(db)
-      .catch((err: unknown) => options.onError?.(err))
-      .finally(() => {
-        running = null;
-      });
-  }, options.intervalMs ?? SEARCH_INDEX_INTERVAL_MS);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+): PeriodicTask {
+  return startPeriodicTask(() => indexQueuedPosts(db), {
+    intervalMs: options.intervalMs ?? SEARCH_INDEX_INTERVAL_MS,
+    onError: options.onError,
+  });
 }

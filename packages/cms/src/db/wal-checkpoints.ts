@@ -10,6 +10,7 @@
  * instead of after the next 1,000 pages.
  */
 import { type Kysely, sql } from 'kysely';
+import { type PeriodicTask, startPeriodicTask } from './periodic-task.ts';
 
 /** How often the primary checkpoints. */
 export const CHECKPOINT_INTERVAL_MS = 100;
@@ -57,21 +58,9 @@ export async function checkpoint<DB>(db: Kysely<DB>): Promise<{ logPages: number
 export function startCheckpoints<DB>(
   db: Kysely<DB>,
   options: { intervalMs?: number; onError?: (err: unknown) => void } = {},
-): { stop(): Promise<void> } {
-  let running: Promise<unknown> | null = null;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = checkpoint(db)
-      .catch((err: unknown) => options.onError?.(err))
-      .finally(() => {
-        running = null;
-      });
-  }, options.intervalMs ?? CHECKPOINT_INTERVAL_MS);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+): PeriodicTask {
+  return startPeriodicTask(() => checkpoint(db), {
+    intervalMs: options.intervalMs ?? CHECKPOINT_INTERVAL_MS,
+    onError: options.onError,
+  });
 }
