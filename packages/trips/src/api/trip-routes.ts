@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { TRIP_ID_PATTERN } from '../ids.ts';
 import type { TripsDatabase } from '../store/open-trips-database.ts';
 import { listTrips } from '../store/trip-list.ts';
-import { findBreakdownJson, findRouteGeoJson, findTrip, themeLabels } from '../store/trip-reads.ts';
+import { findBreakdownBody, findRouteGeoJson, findTrip, themeLabels } from '../store/trip-reads.ts';
 import { badRequest, notFound } from './api-error.ts';
 import type { RequestScope } from './auth.ts';
 import { tripDetail } from './present.ts';
@@ -69,9 +69,10 @@ export function registerTripRoutes(app: FastifyInstance, { database }: Deps): vo
     const { fleets } = scopeOf(req);
     const tripId = tripIdOf(req);
     parseNoQuery(req.query as Record<string, unknown>);
-    const breakdown = await findBreakdownJson(db, fleets, tripId);
-    if (breakdown === null) throw notFound(`trip ${tripId} not found`);
-    return reply.type(JSON_TYPE).send(`{"ok":true,"breakdown":${breakdown}}`);
+    // The body is built as bytes (see breakdownBytes) and sent as it is.
+    const body = await findBreakdownBody(db, fleets, tripId, '{"ok":true,"breakdown":', '}');
+    if (body === null) throw notFound(`trip ${tripId} not found`);
+    return reply.type(JSON_TYPE).send(body);
   });
 
   app.get('/trips/:id/route', async (req: IdRequest, reply) => {
