@@ -30,7 +30,10 @@ describe.each(testDialects())('trip store upgrades on $label', (dialect) => {
           { fleet_id: 'fleet_b', day: 20_001, tier: 'Good', trip_count: 1, version: 9 },
         ])
         .execute();
-      expect(await migrateToLatest(db, tripsMigrations, TRIPS_MIGRATION_TABLE)).toEqual(['0006_day_totals']);
+      expect(await migrateToLatest(db, tripsMigrations, TRIPS_MIGRATION_TABLE)).toEqual([
+        '0006_day_totals',
+        '0007_api_tokens_version',
+      ]);
       const totals = async () =>
         (await db.selectFrom('trip_day_totals').select(['day', 'trip_count', 'version']).orderBy('day').execute()).map(
           (r) => [Number(r.day), Number(r.trip_count), Number(r.version)],

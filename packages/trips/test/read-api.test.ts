@@ -205,6 +205,62 @@ describe.each(testDialects())('read API on $label', (dialect) => {
       expect(narrowed.statusCode).toBe(200);
     });
 
+    it('applies a token change made by any writer from the next request on, though the token was cached', async () => {
+      // The API caches what a token resolves to; the only thing telling it about a change is the database
+      // (api_tokens_version, bumped by triggers), so the changes below are plain SQL, as another node,
+      // the CLI (see cli.test.ts) or an operator would make them.
+      const db = database.db;
+      let now = Date.now();
+      const clocked = await buildApiApp({ environment: 'sandbox', database, logger: quietLogger(), clock: () => now });
+      try {
+        const { secret, token } = await createApiToken(
+          db,
+          { environment: 'sandbox', fleets: ['fleet_alpha'], expiresAtMs: now + 60_000 },
+          now,
+        );
+        const call = () =>
+          clocked.inject({ url: '/v1/trips?limit=100', headers: { authorization: `Bearer ${secret}` } });
+        expect((await call()).json().pagination.total).toBe(25);
+        expect((await call()).json().pagination.total).toBe(25);
+
+        await db.insertInto('api_token_fleets').values({ token_id: token.tokenId, fleet_id: 'fleet_bravo' }).execute();
+        expect((await call()).statusCode).toBe(403);
+        await db.updateTable('api_tokens').set({ is_admin: 1 }).where('token_id', '=', token.tokenId).execute();
+        expect((await call()).json().pagination.total).toBe(50);
+
+        await db
+          .updateTable('api_tokens')
+          .set({ rate_limit_per_min: 7777 })
+          .where('token_id', '=', token.tokenId)
+          .execute();
+        expect((await call()).headers['x-ratelimit-limit']).toBe('7777');
+
+        now += 61_000;
+        const expired = await call();
+        expect(expired.statusCode).toBe(401);
+        expect(expired.json().error).toContain('expired');
+        await db
+          .updateTable('api_tokens')
+          .set({ expires_at_ms: now + 60_000 })
+          .where('token_id', '=', token.tokenId)
+          .execute();
+        expect((await call()).statusCode).toBe(200);
+
+        await db.updateTable('api_tokens').set({ revoked_at_ms: now }).where('token_id', '=', token.tokenId).execute();
+        const revoked = await call();
+        expect(revoked.statusCode).toBe(401);
+        expect(revoked.json().error).toContain('revoked');
+
+        await db.deleteFrom('api_token_fleets').where('token_id', '=', token.tokenId).execute();
+        await db.deleteFrom('api_tokens').where('token_id', '=', token.tokenId).execute();
+        const unknown = await call();
+        expect(unknown.statusCode).toBe(401);
+        expect(unknown.json().error).toContain('unknown access token');
+      } finally {
+        await clocked.close();
+      }
+    });
+
     it('rate-limits per token with 429, Retry-After and rate-limit headers', async () => {
       const limited = await buildApiApp({
         environment: 'sandbox',

@@ -154,7 +154,68 @@ export async function authenticateApiToken(
       `this is a ${tokenEnvironment} token and this is the ${environment} API: call the ${tokenEnvironment} base URL, or use a ${environment} token`,
     );
   }
-  // One statement per request: the token and its fleets together (one row per fleet).
+  const hash = hashSecret(secret);
+  const version = await apiTokensVersion(db);
+  const cache = tokenCacheOf(db);
+  let row = cache.get(hash);
+  if (row === undefined || row.version !== version) {
+    cache.delete(hash);
+    row = await lookUpToken(db, hash, version);
+    // Unknown tokens are not cached: guessing cannot fill the cache.
+    if (row === undefined) throw new UnauthenticatedError('unknown access token');
+    cache.set(hash, row);
+    if (cache.size > TOKEN_CACHE_ENTRIES) cache.delete(cache.keys().next().value as string);
+  }
+  if (row.environment !== environment) throw new UnauthenticatedError('unknown access token');
+  if (row.revoked_at_ms !== null) throw new UnauthenticatedError('access token has been revoked');
+  if (row.expires_at_ms !== null && row.expires_at_ms <= nowMs) {
+    throw new UnauthenticatedError(`access token expired at ${new Date(row.expires_at_ms).toISOString()}`);
+  }
+  return row.principal;
+}
+
+/** What a token row says, as read under one version of the tokens. */
+interface CachedToken {
+  version: number;
+  environment: string;
+  expires_at_ms: number | null;
+  revoked_at_ms: number | null;
+  principal: ApiPrincipal;
+}
+
+/**
+ * Tokens resolved by this process, per database handle, each under the `api_tokens_version` it was read
+ * at. Every request reads the current version (one primary-key lookup) and uses a cached token only when
+ * nothing changed since: the triggers of migration 0007 bump the version with every change to the
+ * tokens, by any process, in the changing transaction. Expiry is checked against the request's clock
+ * every time. Bounded: the oldest entry goes first.
+ */
+const tokenCaches = new WeakMap<object, Map<string, CachedToken>>();
+const TOKEN_CACHE_ENTRIES = 10_000;
+
+function tokenCacheOf(db: object): Map<string, CachedToken> {
+  let cache = tokenCaches.get(db);
+  if (!cache) {
+    cache = new Map();
+    tokenCaches.set(db, cache);
+  }
+  return cache;
+}
+
+async function apiTokensVersion(db: TripsDb): Promise<number> {
+  const [row] = await runShape(
+    db,
+    'api-tokens-version',
+    () => db.selectFrom('api_tokens_version').select('version').where('id', '=', 1),
+    [],
+  );
+  if (!row) throw new Error('api_tokens_version has no row: the store was not migrated');
+  return Number(row.version);
+}
+
+/** The token with this hash and its fleets, read under `version`; undefined when there is none. */
+async function lookUpToken(db: TripsDb, hash: string, version: number): Promise<CachedToken | undefined> {
+  // One statement: the token and its fleets together (one row per fleet).
   const rows = await runShape(
     db,
     'authenticate-api-token',
@@ -172,22 +233,25 @@ export async function authenticateApiToken(
           'api_token_fleets.fleet_id',
         ])
         .where('api_tokens.token_hash', '=', arg(0)),
-    [hashSecret(secret)],
+    [hash],
   );
   const row = rows[0];
-  if (!row || row.environment !== environment) throw new UnauthenticatedError('unknown access token');
-  if (row.revoked_at_ms !== null) throw new UnauthenticatedError('access token has been revoked');
-  if (row.expires_at_ms !== null && row.expires_at_ms <= nowMs) {
-    throw new UnauthenticatedError(`access token expired at ${new Date(row.expires_at_ms).toISOString()}`);
-  }
+  if (!row) return undefined;
   const fleets = rows
     .map((r) => r.fleet_id)
     .filter((f): f is string => f !== null)
     .sort();
   return {
-    tokenId: row.token_id,
-    admin: row.is_admin === 1,
-    fleets,
-    rateLimitPerMin: row.rate_limit_per_min,
+    version,
+    environment: row.environment,
+    expires_at_ms: row.expires_at_ms,
+    revoked_at_ms: row.revoked_at_ms,
+    // Shared by every request of this token until it changes: frozen, so no caller can alter it.
+    principal: Object.freeze({
+      tokenId: row.token_id,
+      admin: row.is_admin === 1,
+      fleets: Object.freeze(fleets) as string[],
+      rateLimitPerMin: row.rate_limit_per_min,
+    }),
   };
 }

@@ -365,6 +365,44 @@ const dayTotals: Migration = {
   },
 };
 
+/**
+ * A version of the API tokens: one row bumped by triggers on every insert, update or delete of
+ * `api_tokens` and `api_token_fleets`, in the changing transaction. The read API caches what a token
+ * resolves to under the version it read, and checks the version (one primary-key lookup) on every
+ * request, so a revocation, an expiry moved, a fleet added or removed or a rate limit changed, by any
+ * process (the CLI, another node, SQL by hand), applies from the next request on, as when every request
+ * looked the token up.
+ */
+const apiTokenVersions: Migration = {
+  async up(db: AnyDb) {
+    await db.schema
+      .createTable('api_tokens_version')
+      .addColumn('id', 'integer', (c) => c.primaryKey())
+      .addColumn('version', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.insertInto('api_tokens_version').values({ id: 1, version: 0 }).execute();
+    const bump = sql`update api_tokens_version set version = version + 1 where id = 1`;
+    if (dialectOf(db) === 'postgres') {
+      await sql`create function api_tokens_version_bump() returns trigger language plpgsql as $$
+        begin
+          ${bump};
+          return null;
+        end $$`.execute(db);
+      for (const table of ['api_tokens', 'api_token_fleets']) {
+        await sql`create trigger ${sql.id(`${table}_version_bump`)} after insert or update or delete or truncate
+          on ${sql.id(table)} for each statement execute function api_tokens_version_bump()`.execute(db);
+      }
+    } else {
+      for (const table of ['api_tokens', 'api_token_fleets']) {
+        for (const event of ['insert', 'update', 'delete']) {
+          await sql`create trigger ${sql.id(`${table}_version_${event}`)} after ${sql.raw(event)} on ${sql.id(table)}
+            begin ${bump}; end`.execute(db);
+        }
+      }
+    }
+  },
+};
+
 /** Every migration of the trip store, in order; the same set runs on SQLite and PostgreSQL. */
 export const tripsMigrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -373,4 +411,5 @@ export const tripsMigrations: Record<string, Migration> = {
   '0004_day_count_versions': dayCountVersions,
   '0005_time_ordered_items': timeOrderedItems,
   '0006_day_totals': dayTotals,
+  '0007_api_tokens_version': apiTokenVersions,
 };

@@ -22,10 +22,20 @@ export interface TripsSchema {
   trip_routes: TripRoutesTable;
   rescore_runs: RescoreRunsTable;
   trips_version: TripsVersionTable;
+  api_tokens_version: ApiTokensVersionTable;
 }
 
 /** One row (id 1): bumped with every change to scored trips, the key of readers' caches. */
 export interface TripsVersionTable {
+  id: number;
+  version: number;
+}
+
+/**
+ * One row (id 1): bumped by triggers with every change to api_tokens or api_token_fleets, whoever makes
+ * it, in the same transaction; the key of the API's token cache (store/api-tokens.ts).
+ */
+export interface ApiTokensVersionTable {
   id: number;
   version: number;
 }
