@@ -2,7 +2,9 @@
  * `npm run bench -w packages/cms`: autocannon against the CMS (a child process on a fresh database) and,
  * when it runs here, the WordPress oracle, scenario by scenario at 1 and 16 connections, interleaved so
  * both see the same machine state. Prints req/s and p50/p99 latency; asserts nothing.
- * BENCH_DURATION (seconds, default 10) and BENCH_ONLY (substring of scenario names) narrow a run.
+ * BENCH_DURATION (seconds, default 10), BENCH_ONLY (substring of scenario names) and BENCH_CONNECTIONS
+ * (comma-separated, default 1,16) narrow a run; BENCH_WARMUP (seconds, default 5) is each scenario's first
+ * warm-up.
  */
 import os from 'node:os';
 import autocannon from 'autocannon';
@@ -10,8 +12,9 @@ import { prepare, type Scenario, scenarioPath, scenarioRoot, scenarios } from '.
 import { type BenchTarget, findOracle, startCms } from './target.ts';
 
 const durationS = Number(process.env.BENCH_DURATION ?? 10);
+const warmupS = Number(process.env.BENCH_WARMUP ?? 5);
 const only = process.env.BENCH_ONLY;
-const CONNECTIONS = [1, 16];
+const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '1,16').split(',').map(Number);
 
 interface Row {
   scenario: string;
@@ -106,9 +109,12 @@ async function main(): Promise<void> {
     await prepare(cms);
     for (const scenario of scenarios) {
       if (only && !scenario.name.includes(only)) continue;
-      for (const connections of CONNECTIONS) {
-        // Warm up (JIT, caches) with the scenario's own request, without recording.
-        await run(cms, scenario, 2, 1);
+      for (const [i, connections] of CONNECTIONS.entries()) {
+        // Warm up (JIT, caches) with the scenario's own request, without recording, on both workers (two
+        // connections: the cluster hands them one each). A worker's creates take about 5,000 requests to
+        // reach their steady cost (~800 against ~630 µs of CPU each, measured), so the first warm-up of a
+        // scenario lasts BENCH_WARMUP seconds (default 5); the later ones top it up for a second.
+        await run(cms, scenario, 2, i === 0 ? warmupS : 1);
         rows.push(await measure(cms, scenario, connections));
         if (typeof oracle !== 'string' && scenario.oracle) rows.push(await measure(oracle, scenario, connections));
         process.stdout.write(`${table(rows.slice(-2))}\n`);

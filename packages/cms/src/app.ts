@@ -3,7 +3,7 @@
  * server and every module's routes onto a Fastify app, without listening (server.ts does that; tests
  * use `app.inject()`).
  */
-import { createHttpApp, type Database, type Logger, registerOpsRoutes } from '@svc/platform';
+import { createHttpApp, type Database, type Logger, registerOpsRoutes, sqliteHandleOf } from '@svc/platform';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import { Authenticator } from './auth/authenticate.ts';
@@ -16,6 +16,7 @@ import { OptionsRepository } from './db/options-repository.ts';
 import type { CmsDatabase } from './db/schema.ts';
 import { TermsRepository } from './db/terms-repository.ts';
 import { UsersRepository } from './db/users-repository.ts';
+import { setWriteConcurrencyHint } from './db/write-transaction.ts';
 import { type CmsContext, noContent } from './module.ts';
 import { mountRestApi } from './rest/http.ts';
 import { RestServer } from './rest/server.ts';
@@ -130,14 +131,28 @@ export async function buildApp(deps: BuildAppDeps): Promise<CmsApp> {
   for (const module of modules) await module.register(ctx);
 
   const app = createHttpApp({ logger, bodyLimit: 10 * 1024 * 1024 });
-  if (database.dialect === 'sqlite') {
+  // Write transactions start at once when this process serves a single request, and wait a turn of the
+  // event loop for others to join their batch otherwise (src/db/write-transaction.ts).
+  let inFlight = 0;
+  const settled = () => {
+    inFlight--;
+  };
+  app.addHook('onRequest', (_req, reply, done) => {
+    inFlight++;
+    reply.raw.once('close', settled);
+    done();
+  });
+  setWriteConcurrencyHint(db as Kysely<unknown>, () => inFlight > 1);
+  const connection = sqliteHandleOf(db);
+  if (connection) {
     // Cluster workers (and the CLI) write to the same file: drop this process's caches when they do.
-    const watcher = new ForeignWriteWatcher(db as Kysely<unknown>, () => {
+    const watcher = new ForeignWriteWatcher(connection, () => {
       options.invalidate();
       auth.forgetAll();
     });
-    app.addHook('onRequest', async () => {
-      await watcher.check();
+    app.addHook('onRequest', (_req, _reply, done) => {
+      watcher.check();
+      done();
     });
   }
   registerOpsRoutes(app, { readiness: () => database.ping() });

@@ -1,6 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runWordPress, wordpressPhpSkip } from '../../test/helpers/wordpress-php.ts';
-import { removeAccents, sanitizeTitle, sanitizeTitleForQuery, uniqueSlug } from './slugs.ts';
+import {
+  removeAccents,
+  sanitizeAnyTitleWithDashes,
+  sanitizeTitle,
+  sanitizeTitleForQuery,
+  sanitizeTitleWithDashes,
+  uniqueSlug,
+} from './slugs.ts';
 
 const TITLES = [
   'Hello World!',
@@ -24,6 +31,10 @@ const TITLES = [
   '日本'.repeat(40),
   'İstanbul ĞÜŞÖÇ ı',
   'Œuvre ŒœĲĳ ŉ ſ',
+  'bench create 4242 17',
+  '-Leading and trailing- ...',
+  'a . b -- c__d',
+  `${'Ab.'.repeat(70)} end`,
 ];
 
 describe('slugs', () => {
@@ -33,6 +44,26 @@ describe('slugs', () => {
     );
     expect(sanitizeTitle('Café au lait')).toBe('cafe-au-lait');
     expect(sanitizeTitle('日本')).toBe('%e6%97%a5%e6%9c%ac');
+  });
+
+  it('gives plain titles (letters, digits, spaces, dots, dashes) the slug of the full rules', () => {
+    const alphabet = 'aZ09 ._-';
+    let seed = 7;
+    const next = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed;
+    };
+    for (let i = 0; i < 3000; i++) {
+      const length = next() % 230;
+      let title = '';
+      for (let k = 0; k < length; k++) title += alphabet[next() % alphabet.length];
+      for (const context of ['display', 'save', 'query'] as const) {
+        expect(sanitizeTitleWithDashes(title, context), JSON.stringify(title)).toBe(
+          sanitizeAnyTitleWithDashes(title, context),
+        );
+      }
+    }
+    expect(sanitizeTitle('Bench create 12 . 7 -- x')).toBe('bench-create-12-7-x');
   });
 
   it('numbers a taken slug -2, -3, ...', async () => {

@@ -155,6 +155,18 @@ const SAVE_DASH = [
 
 /** sanitize_title_with_dashes(). */
 export function sanitizeTitleWithDashes(title: string, context: 'display' | 'save' | 'query' = 'display'): string {
+  // Letters, digits, spaces, dots, dashes and underscores only (most titles and requested slugs): of the
+  // dozen passes below, only these do anything, whatever the context (~1 against ~15 µs a title).
+  if (PLAIN_TITLE.test(title)) return title.slice(0, 200).toLowerCase().replace(PLAIN_SEPARATORS, '-').replace(EDGE_DASH, '');
+  return sanitizeAnyTitleWithDashes(title, context);
+}
+
+const PLAIN_TITLE = /^[A-Za-z0-9 ._-]*$/;
+const PLAIN_SEPARATORS = /[ .-]+/g;
+const EDGE_DASH = /^-|-$/g;
+
+/** sanitizeTitleWithDashes() of any title, every pass applied (exported for the test of the fast path). */
+export function sanitizeAnyTitleWithDashes(title: string, context: 'display' | 'save' | 'query' = 'display'): string {
   let t = stripTags(title);
   t = t.replace(/%([a-fA-F0-9][a-fA-F0-9])/g, '---$1---');
   t = t.replaceAll('%', '');

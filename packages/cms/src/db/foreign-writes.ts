@@ -4,26 +4,34 @@
  * dropped before the request that could see them stale. SQLite's `data_version` changes on a
  * connection exactly when another connection has committed since it last asked; this process's own
  * writes update those caches directly. Several nodes on PostgreSQL keep the caches' short TTLs instead.
+ *
+ * The check runs before every request, so it is a synchronous call on the better-sqlite3 connection
+ * rather than a Kysely query (whose asynchronous round cost more than the pragma). Run while another
+ * request's transaction holds the connection, it reads the same counter: only other connections change it.
  */
-import { CompiledQuery, type Kysely } from 'kysely';
-
-/** Compiled once: the check runs before every request. */
-const DATA_VERSION = CompiledQuery.raw('pragma data_version');
+import type SQLite from 'better-sqlite3';
 
 export class ForeignWriteWatcher {
-  readonly #db: Kysely<unknown>;
+  readonly #statement: SQLite.Statement<[], number>;
   readonly #onChange: () => void;
   #version: number | null = null;
 
-  constructor(db: Kysely<unknown>, onChange: () => void) {
-    this.#db = db;
+  constructor(connection: SQLite.Database, onChange: () => void) {
+    this.#statement = connection.prepare<[], number>('pragma data_version').pluck();
     this.#onChange = onChange;
   }
 
   /** Checks for writes by other connections since the last check; calls `onChange` when there were. */
-  async check(): Promise<void> {
-    const { rows } = await this.#db.executeQuery<{ data_version: number }>(DATA_VERSION);
-    const version = Number(rows[0]?.data_version);
+  check(): void {
+    let version: number;
+    try {
+      version = Number(this.#statement.get());
+    } catch {
+      // Unreadable for the moment (the file busy in a recovery): drop the caches, which is always safe.
+      this.#version = null;
+      this.#onChange();
+      return;
+    }
     if (this.#version !== null && version !== this.#version) this.#onChange();
     this.#version = version;
   }

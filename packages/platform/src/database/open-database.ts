@@ -22,6 +22,20 @@ export interface Database<DB> {
   close(): Promise<void>;
 }
 
+/** The better-sqlite3 connection behind each SQLite Kysely instance opened here. */
+const sqliteHandles = new WeakMap<object, SQLite.Database>();
+
+/**
+ * The better-sqlite3 connection behind `db` (a root instance from openDatabase), or undefined on
+ * PostgreSQL. For the few hot statements whose cost is mostly Kysely's asynchronous round (a pragma, a
+ * lock probe): a call on it runs at once and synchronously, on the same connection Kysely uses, so
+ * inside a transaction Kysely holds it is part of that transaction. Everything else goes through Kysely.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: works for any schema
+export function sqliteHandleOf(db: Kysely<any>): SQLite.Database | undefined {
+  return sqliteHandles.get(db);
+}
+
 export interface OpenDatabaseOptions {
   /** `postgres://...`; when absent, SQLite at `sqliteFile`. */
   url?: string | undefined;
@@ -91,6 +105,7 @@ function openSqlite<DB>(options: OpenDatabaseOptions): Database<DB> {
   const db = new Kysely<DB>({
     dialect: new ErrorMappingDialect(new SqliteDialect({ database: withStatementCache(handle) })),
   });
+  sqliteHandles.set(db, handle);
   let closed = false;
   return {
     db,

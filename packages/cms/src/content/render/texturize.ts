@@ -40,8 +40,9 @@ const STATIC_PAIRS: [string, string][] = [
   ['``', OPEN_QUOTE],
   ["''", CLOSE_QUOTE],
   [' (tm)', ' &#8482;'],
-  ...COCKNEY.map((w): [string, string] => [w, w.replaceAll("'", APOS)]),
 ];
+/** Applied after STATIC_PAIRS, as WordPress lists them after those. */
+const COCKNEY_PAIRS = COCKNEY.map((w): [string, string] => [w, w.replaceAll("'", APOS)]);
 
 const APOS_PATTERNS: [RegExp, string][] = [
   // '99' and '99" are ambiguous; assume an abbreviated year at the end of a quotation.
@@ -187,6 +188,8 @@ function texturizePrimes(
 function texturizeText(text: string): string {
   let curl = text;
   for (const [from, to] of STATIC_PAIRS) curl = curl.replaceAll(from, to);
+  // The cockney words all hold an apostrophe: one scan instead of one per word when there is none.
+  if (curl.includes("'")) for (const [from, to] of COCKNEY_PAIRS) curl = curl.replaceAll(from, to);
   if (curl.includes("'")) {
     curl = replaceAll(curl, APOS_PATTERNS);
     curl = texturizePrimes(curl, "'", PRIME, OPEN_SQ_FLAG, CLOSE_SINGLE);
