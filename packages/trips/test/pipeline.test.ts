@@ -8,11 +8,14 @@ import { TRIPS_MIGRATION_TABLE, tripsMigrations } from '../src/store/migrations.
 import { claimEnvironment, type TripsDatabase } from '../src/store/open-trips-database.ts';
 import { removeScoredTrip } from '../src/store/scored-trips.ts';
 import { LIST_COLUMNS, type TripItem, type TripListRow, tripItem, tripItemJson } from '../src/store/trip-item.ts';
-import { listTrips, walkTimeOrder } from '../src/store/trip-list.ts';
+import { listTrips, type TripListPage, walkTimeOrder } from '../src/store/trip-list.ts';
 import { createVehicle } from '../src/store/vehicles.ts';
 import { fakeScorer } from './fixtures/fake-scorer.ts';
 import { gpsTrip } from './fixtures/telemetry.ts';
 import { quietLogger } from './fixtures/world.ts';
+
+/** A page's items, parsed from the joined JSON listTrips returns. */
+const itemsOf = (page: TripListPage): TripItem[] => JSON.parse(`[${page.itemsJson.toString()}]`) as TripItem[];
 
 describe.each(testDialects())('scoring pipeline on $label', (dialect) => {
   describe.skipIf(dialect.skip)(dialect.name, () => {
@@ -124,7 +127,7 @@ describe.each(testDialects())('scoring pipeline on $label', (dialect) => {
         for (let offset = 0; total < 0 || offset < total; offset += 10) {
           const page = await listTrips(db, ['fleet_p'], tiers ? { tiers } : {}, { offset, limit: 10 });
           total = page.total;
-          ids.push(...page.items.map((j) => (JSON.parse(j) as TripItem).tripId));
+          ids.push(...itemsOf(page).map((item) => item.tripId));
         }
         return { ids, total };
       };
@@ -189,7 +192,7 @@ describe.each(testDialects())('scoring pipeline on $label', (dialect) => {
       await new ScoringWorker({ db: database, scorer: fakeScorer('fake-2'), logger: quietLogger(), clock }).drain();
       const after = await listTrips(database.db, ['fleet_p'], {}, { offset: 0, limit: 100 });
       expect(after.total).toBe(before.total);
-      expect(after.items.filter((j) => (JSON.parse(j) as TripItem).tripId === tripId)).toHaveLength(1);
+      expect(itemsOf(after).filter((item) => item.tripId === tripId)).toHaveLength(1);
       const row = await database.db
         .selectFrom('trips')
         .select('model_version')
@@ -305,7 +308,8 @@ describe.each(testDialects())('trip list paging on $label', (dialect) => {
             for (let offset = 0; offset < expected.length + limit; offset += limit) {
               const page = await listTrips(db, scope, filter, { offset, limit });
               expect(page.total).toBe(expected.length);
-              const items = page.items.map((j) => JSON.parse(j) as TripItem);
+              const items = itemsOf(page);
+              expect(page.count).toBe(items.length);
               for (const item of items) expect(item).toEqual(stored.get(item.tripId));
               seen.push(...items.map((item) => item.tripId));
             }

@@ -32,6 +32,8 @@ function tripIdOf(req: IdRequest): string {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+const LIST_HEAD = '{"ok":true,"trips":[';
+const LIST_HEAD_BYTES = Buffer.from(LIST_HEAD);
 
 /** `GET /v1/trips`, `/v1/trips/{id}`, `/v1/trips/{id}/score-breakdown` and `/v1/trips/{id}/route`. */
 export function registerTripRoutes(app: FastifyInstance, { database }: Deps): void {
@@ -40,18 +42,23 @@ export function registerTripRoutes(app: FastifyInstance, { database }: Deps): vo
   app.get('/trips', async (req, reply) => {
     const { fleets } = scopeOf(req);
     const query = parseListQuery(req.query as Record<string, unknown>);
-    const { items, total } = await listTrips(db, fleets, query.filter, {
+    const { itemsJson, total } = await listTrips(db, fleets, query.filter, {
       offset: (query.page - 1) * query.limit,
       limit: query.limit,
     });
-    // The items are stored JSON (see store/trip-item.ts); only the envelope is serialised here.
+    // The items are stored JSON (see store/trip-item.ts), joined by the database; only the envelope is
+    // serialised here.
     const pagination = JSON.stringify({
       page: query.page,
       limit: query.limit,
       totalPages: Math.ceil(total / query.limit),
       total,
     });
-    return reply.type(JSON_TYPE).send(`{"ok":true,"trips":[${items.join(',')}],"pagination":${pagination}}`);
+    const tail = `],"pagination":${pagination}}`;
+    if (typeof itemsJson === 'string') {
+      return reply.type(JSON_TYPE).send(`${LIST_HEAD}${itemsJson}${tail}`);
+    }
+    return reply.type(JSON_TYPE).send(Buffer.concat([LIST_HEAD_BYTES, itemsJson, Buffer.from(tail)]));
   });
 
   app.get('/trips/:id', async (req: IdRequest, reply) => {
