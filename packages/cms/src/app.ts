@@ -137,24 +137,21 @@ export async function buildApp(deps: BuildAppDeps): Promise<CmsApp> {
   const settled = () => {
     inFlight--;
   };
+  setWriteConcurrencyHint(db as Kysely<unknown>, () => inFlight > 1);
+  // Cluster workers (and the CLI) write to the same SQLite file: drop this process's caches when they do.
+  const connection = sqliteHandleOf(db);
+  const watcher = connection
+    ? new ForeignWriteWatcher(connection, () => {
+        options.invalidate();
+        auth.forgetAll();
+      })
+    : null;
   app.addHook('onRequest', (_req, reply, done) => {
     inFlight++;
     reply.raw.once('close', settled);
+    watcher?.check();
     done();
   });
-  setWriteConcurrencyHint(db as Kysely<unknown>, () => inFlight > 1);
-  const connection = sqliteHandleOf(db);
-  if (connection) {
-    // Cluster workers (and the CLI) write to the same file: drop this process's caches when they do.
-    const watcher = new ForeignWriteWatcher(connection, () => {
-      options.invalidate();
-      auth.forgetAll();
-    });
-    app.addHook('onRequest', (_req, _reply, done) => {
-      watcher.check();
-      done();
-    });
-  }
   registerOpsRoutes(app, { readiness: () => database.ping() });
   await mountRestApi(app, server, ctx.siteRoot ? { siteRoot: ctx.siteRoot } : {});
   for (const module of modules) await module.registerHttp?.(app, ctx);

@@ -735,7 +735,11 @@ export class ContentService {
     }
     await this.#updateCounts(trx, id, existing, { type, status, parentId }, added, removed);
 
-    const saved = (await this.repo.findById(id, trx)) as Post;
+    // A post inserted just now holds what was written, and a version the triggers counted up: only that
+    // is read back (the full row, text included, cost twice as much).
+    const saved = existing
+      ? ((await this.repo.findById(id, trx)) as Post)
+      : { ...fields, ...extra, id, version: (await this.repo.versionOf(id, trx)) as number };
     if (status === 'future') this.#deps.onScheduled?.(saved.dateGmt);
     if (existing && !ctx.autosave) await this.saveRevision(trx, saved, ctx.actorId, settings);
     return saved;

@@ -109,6 +109,22 @@ export class PostRepository {
   }
 
   /** Posts by id, in the order of `ids` (missing ones left out). */
+  /** A post's version (its row's write counter), or null when there is no such post. */
+  async versionOf(id: number, db: Db = this.db): Promise<number | null> {
+    const rows = await runShape(
+      db,
+      'posts-version-by-id',
+      () =>
+        db
+          .selectFrom('posts')
+          .select('version')
+          .where('id', '=', arg(0) as unknown as number),
+      [id],
+    );
+    const row = rows[0];
+    return row ? Number(row.version) : null;
+  }
+
   async findByIds(ids: readonly number[], db: Db = this.db): Promise<Post[]> {
     if (ids.length === 0) return [];
     const rows = await db

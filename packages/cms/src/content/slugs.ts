@@ -157,7 +157,8 @@ const SAVE_DASH = [
 export function sanitizeTitleWithDashes(title: string, context: 'display' | 'save' | 'query' = 'display'): string {
   // Letters, digits, spaces, dots, dashes and underscores only (most titles and requested slugs): of the
   // dozen passes below, only these do anything, whatever the context (~1 against ~15 µs a title).
-  if (PLAIN_TITLE.test(title)) return title.slice(0, 200).toLowerCase().replace(PLAIN_SEPARATORS, '-').replace(EDGE_DASH, '');
+  if (PLAIN_TITLE.test(title))
+    return title.slice(0, 200).toLowerCase().replace(PLAIN_SEPARATORS, '-').replace(EDGE_DASH, '');
   return sanitizeAnyTitleWithDashes(title, context);
 }
 

@@ -88,6 +88,11 @@ export function createHttpApp(options: CreateHttpAppOptions): FastifyInstance {
     const elapsedMs = reply.elapsedTime;
     metrics.requests.inc({ method: req.method, route, status });
     metrics.duration.observe({ method: req.method, route, status }, elapsedMs / 1000);
+    const failed = reply.statusCode >= 500;
+    if (!accessLog.isLevelEnabled(failed ? 'error' : 'info')) {
+      done();
+      return;
+    }
     const line = {
       reqId: req.id,
       method: req.method,
@@ -97,7 +102,7 @@ export function createHttpApp(options: CreateHttpAppOptions): FastifyInstance {
       durationMs: Math.round(elapsedMs * 100) / 100,
       remoteAddress: req.ip,
     };
-    if (reply.statusCode >= 500) accessLog.error(line, 'request failed');
+    if (failed) accessLog.error(line, 'request failed');
     else accessLog.info(line, 'request');
     done();
   });
