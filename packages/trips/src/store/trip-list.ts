@@ -84,6 +84,8 @@ interface ScopeCounts {
   days: Map<number, number>;
   /** The days with trips, newest first; rebuilt after a change. */
   sorted: Buckets | null;
+  /** Running sums of `sorted` (entry i: the trips in its first i days), computed with it. */
+  cumulative: number[];
 }
 
 /** Scope counts per database, most recently used last. A few thousand numbers per entry. */
@@ -148,7 +150,7 @@ async function scopeCounts(
     cache.set(key, entry);
   }
   if (!entry || entry.version > version) {
-    entry = { version, counts: new Map(), days: new Map(), sorted: null };
+    entry = { version, counts: new Map(), days: new Map(), sorted: null, cumulative: [0] };
     applyCounts(entry, await countRows(db, fleets, tiers, -1));
     cache.set(key, entry);
     while (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value as string);
@@ -161,8 +163,29 @@ async function scopeCounts(
       .filter(([, n]) => n > 0)
       .map(([day, n]) => ({ day, n }))
       .sort((x, y) => y.day - x.day);
+    entry.cumulative = runningSums(entry.sorted);
   }
   return entry as ScopeCounts & { sorted: Buckets };
+}
+
+/** Entry i: the trips in the first i buckets (so entry `buckets.length` is the total). */
+function runningSums(buckets: Buckets): number[] {
+  const sums = new Array<number>(buckets.length + 1);
+  sums[0] = 0;
+  for (let i = 0; i < buckets.length; i++) sums[i + 1] = sums[i]! + buckets[i]!.n;
+  return sums;
+}
+
+/** The first bucket whose trips reach past the first `row` trips: the bucket holding row `row` (0-based). */
+function bucketOfRow(sums: number[], row: number): number {
+  let lo = 0;
+  let hi = sums.length - 2;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sums[mid + 1]! > row) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
 }
 
 /**
@@ -455,7 +478,8 @@ async function listByDay(
   const firstDay = filter.fromMs !== undefined ? dayOf(filter.fromMs) : undefined;
   const lastDay = filter.toMs !== undefined ? dayOf(filter.toMs - 1) : undefined;
   const version = await dataVersion(db);
-  const all = (await scopeCounts(db, version, fleets, filter.tiers, cache)).sorted;
+  const scope = await scopeCounts(db, version, fleets, filter.tiers, cache);
+  const all = scope.sorted;
   // The cached buckets are shared: a date filter works on a copy of the days it keeps.
   const buckets =
     firstDay === undefined && lastDay === undefined
@@ -468,7 +492,7 @@ async function listByDay(
   const edges = new Set<number>();
   if (firstDay !== undefined && filter.fromMs !== firstDay * DAY_MS) edges.add(firstDay);
   if (lastDay !== undefined && filter.toMs !== (lastDay + 1) * DAY_MS) edges.add(lastDay);
-  for (const bucket of buckets) {
+  for (const bucket of edges.size > 0 ? buckets : []) {
     if (!edges.has(bucket.day)) continue;
     const { n } = await scoped(db, fleets, filter)
       .where('start_ms', '>=', bucket.day * DAY_MS)
@@ -478,39 +502,26 @@ async function listByDay(
     bucket.n = Number(n);
   }
 
-  let total = 0;
-  for (const b of buckets) total += b.n;
+  // Without a date filter the buckets are the cached ones, and so are their running sums: a deep page is
+  // found by two binary searches instead of walking a day at a time.
+  const sums = buckets === all ? scope.cumulative : runningSums(buckets);
+  const total = sums[buckets.length]!;
   if (page.offset >= total) return pageOf([], total);
 
-  // Find the newest day holding the page's first row and the oldest day holding its last row.
+  // The newest day holding the page's first row and the oldest day holding its last row.
   const lastIndex = Math.min(page.offset + page.limit, total) - 1;
-  let before = 0;
-  let highDay: number | undefined;
-  let lowDay: number | undefined;
-  let skip = 0;
-  for (const b of buckets) {
-    if (highDay === undefined && before + b.n > page.offset) {
-      highDay = b.day;
-      skip = page.offset - before;
-    }
-    if (before + b.n > lastIndex) {
-      lowDay = b.day;
-      break;
-    }
-    before += b.n;
-  }
-  if (highDay === undefined || lowDay === undefined) return pageOf([], total);
+  const high = bucketOfRow(sums, page.offset);
+  const low = bucketOfRow(sums, lastIndex);
+  const highDay = buckets[high]!.day;
+  const lowDay = buckets[low]!.day;
+  const skip = page.offset - sums[high]!;
 
   // The date filter is within [lowDay, highDay] or narrower; both bounds are always set here, so the
   // statement's shape depends only on how many fleets and tiers it names.
   const from = Math.max(lowDay * DAY_MS, filter.fromMs ?? Number.NEGATIVE_INFINITY);
   const to = Math.min((highDay + 1) * DAY_MS, filter.toMs ?? Number.POSITIVE_INFINITY);
-  // The days the page spans, newest first, are the buckets walked above up to lowDay.
-  let inWindow = 0;
-  for (const b of buckets) {
-    if (b.day < lowDay) break;
-    if (b.day <= highDay) inWindow += b.n;
-  }
+  // The scope's trips in the days the page spans (buckets `high` to `low`, newest first).
+  const inWindow = sums[low + 1]! - sums[high]!;
   const store = (await scopeCounts(db, version, null, undefined, cache)).days;
   let allInWindow = 0;
   for (let day = lowDay; day <= highDay; day++) allInWindow += store.get(day) ?? 0;
