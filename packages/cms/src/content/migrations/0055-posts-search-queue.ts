@@ -7,7 +7,7 @@ import { m0053PostsSearch } from './0053-posts-search.ts';
  * every transaction cost a create ~0.1 ms: FTS5 writes a new index segment per commit (~7 of a create's
  * ~20 log pages). Now a post's insert, text update or delete only queues its id (`posts_search_queue`,
  * one small row) and the search indexer (src/content/search-indexer.ts) moves the queued posts into the
- * index in one transaction every 100 ms. Searches stay exact and immediate: their candidates are the
+ * index in one transaction every second. Searches stay exact and immediate: their candidates are the
  * index's matches *and* every queued post, and the exact `LIKE` checks decide on each (post-query.ts).
  * The index becomes contentless (`content=''`, `contentless_delete=1`): the indexer deletes a post's old
  * entry by rowid, without the text it was indexed with, which an external-content index would need.
