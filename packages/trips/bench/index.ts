@@ -23,6 +23,8 @@ const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const CONNECTIONS = 50;
 const INGEST_TRIPS = Number(process.env.BENCH_INGEST_TRIPS ?? 200);
 const DATA = process.env.BENCH_DATA_DIR ?? path.join(os.tmpdir(), 'trips-bench');
+// Processes serving the API and the ceiling (bench/api-server.ts): 1, or n cluster workers for both.
+const API_WORKERS = Number(process.env.BENCH_API_WORKERS ?? 1);
 const log = (s: string) => process.stdout.write(`${s}\n`);
 
 function startProcess(
@@ -97,6 +99,11 @@ const fmt = (l: Load) =>
 async function readBenchmarks() {
   log(
     `\n== Read API: ${TOTAL.toLocaleString('en')} stored trips in SQLite, ${CONNECTIONS} connections, ${DURATION_S} s per run ==`,
+  );
+  log(
+    API_WORKERS === 1
+      ? '  API and ceiling: one process each (BENCH_API_WORKERS=1)'
+      : `  API and ceiling: ${API_WORKERS} worker processes each (node:cluster, BENCH_API_WORKERS=${API_WORKERS}), on the same ${os.cpus().length} CPUs as the load generator`,
   );
   const data = await readBenchDatabase(DATA, TOTAL, log);
   log(`  store: ${data.file} (${Math.round(statSync(data.file).size / 1e6)} MB)`);

@@ -27,6 +27,7 @@ function config(): TripsConfig {
 // and `trips tokens list` should not wait for them.
 const lazy = {
   service: () => import('./service/environment-service.ts'),
+  apiCluster: () => import('./service/api-cluster.ts'),
   sandbox: () => import('./sandbox/seed-sandbox.ts'),
   roadGraph: () => import('./service/road-graph.ts'),
   scorer: () => import('./service/scorer-factory.ts'),
@@ -79,7 +80,42 @@ program
     const graph = await ensureRoadGraph(cfg, logger);
     const scorer = cfg.scoringWorker === 'on' ? await startScorer(graph.file, cfg.scoringThreads, logger) : null;
     const redis = cfg.redisUrl ? await connectRedis(cfg.redisUrl) : undefined;
-    const running = await startEnvironment({ environment, config: cfg, logger, scorer, redis });
+    // With several API workers this process keeps ingest and scoring, and the workers serve the API. The
+    // database is opened (and migrated) here first, so workers never race a migration.
+    const workers = cfg.apiWorkers;
+    const running = await startEnvironment({
+      environment,
+      config: cfg,
+      logger,
+      scorer,
+      redis,
+      serveApi: workers === 1,
+    });
+    let apiUrl = running.apiUrl;
+    let apiCluster: Awaited<ReturnType<Awaited<ReturnType<typeof lazy.apiCluster>>['startApiCluster']>> | undefined;
+    if (workers > 1) {
+      if (!redis) {
+        logger.warn(
+          { workers },
+          'TRIPS_API_WORKERS > 1 without REDIS_URL: each API worker counts rate limits on its own, so a token gets up to that many budgets',
+        );
+      }
+      const { startApiCluster } = await lazy.apiCluster();
+      try {
+        apiCluster = await startApiCluster({
+          environment,
+          count: workers,
+          logger,
+          shutdownTimeoutMs: cfg.shutdownTimeoutMs,
+        });
+      } catch (err) {
+        await running.shutdown();
+        await scorer?.close();
+        redis?.disconnect();
+        throw err;
+      }
+      apiUrl = apiCluster.url;
+    }
     const sandbox =
       environment === 'sandbox'
         ? await prepareSandbox({
@@ -94,7 +130,8 @@ program
     logger.info(
       {
         environment,
-        api: `${running.apiUrl}/v1`,
+        api: `${apiUrl}/v1`,
+        apiWorkers: workers,
         ingest: `${running.ingestUrl}/ingest/v1`,
         roadGraph: graph.description,
       },
@@ -103,6 +140,7 @@ program
     await new Promise<void>((resolve) => {
       const stop = () => {
         void (async () => {
+          await apiCluster?.stop();
           await sandbox?.stop();
           await running.shutdown();
           await scorer?.close();
@@ -113,6 +151,20 @@ program
       process.once('SIGTERM', stop);
       process.once('SIGINT', stop);
     });
+  });
+
+// One API worker process of `serve` with TRIPS_API_WORKERS > 1, started by it (service/api-cluster.ts).
+program
+  .command('api-worker', { hidden: true })
+  .description('serve the public API of one environment as a worker of `serve` (started by serve)')
+  .addOption(envOption())
+  .action(async (opts: { env: string }) => {
+    const environment = parseEnvironment(opts.env);
+    const cfg = config();
+    const logger = createLogger({ level: cfg.logLevel, name: 'trips' });
+    const redis = cfg.redisUrl ? await connectRedis(cfg.redisUrl) : undefined;
+    const { runApiWorker } = await lazy.service();
+    await runApiWorker({ environment, config: cfg, logger, redis });
   });
 
 program

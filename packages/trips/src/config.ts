@@ -56,6 +56,9 @@ export const tripsConfigSpec = {
   scoringWorker: env('TRIPS_SCORING_WORKER', z.enum(['on', 'off']).default('on'), {
     doc: 'off: this node only serves; another node scores the queue',
   }),
+  apiWorkers: env('TRIPS_API_WORKERS', positiveIntSchema(1), {
+    doc: 'Processes serving the public API of `trips serve` on one shared port (node:cluster); the main process keeps ingest and scoring. Above 1, per-token rate limits are one budget only with REDIS_URL',
+  }),
   sandboxSeedTrips: env('TRIPS_SANDBOX_SEED_TRIPS', nonNegativeInt(300), {
     doc: 'Simulated trips sent through ingest into an empty sandbox at first start (0: none)',
   }),

@@ -29,10 +29,13 @@ export interface EnvironmentServiceOptions {
   /** An already opened database (the CLI's `serve` opens it first to fail fast). */
   database?: TripsDatabase;
   clock?: () => number;
+  /** false: no public API in this process (it is served by API worker processes, see api-cluster.ts). */
+  serveApi?: boolean;
 }
 
 export interface RunningEnvironment {
   environment: Environment;
+  /** The public API's base URL; '' when this process does not serve it (`serveApi: false`). */
   apiUrl: string;
   ingestUrl: string;
   database: TripsDatabase;
@@ -61,14 +64,10 @@ export async function startEnvironment(options: EnvironmentServiceOptions): Prom
       clock,
     });
   }
-  const api = await buildApiApp({
-    environment,
-    database,
-    logger,
-    clock,
-    rateLimit: { perMinute: config.rateLimitPerMin, redis: options.redis },
-    ...(options.redis ? { readiness: async () => void (await options.redis!.ping()) } : {}),
-  });
+  const api =
+    options.serveApi === false
+      ? undefined
+      : await buildEnvironmentApi(environment, config, logger, database, options.redis, clock);
   const ingest = await buildIngestApp({
     environment,
     database,
@@ -84,7 +83,7 @@ export async function startEnvironment(options: EnvironmentServiceOptions): Prom
   let apiServer: RunningServer | undefined;
   let ingestServer: RunningServer | undefined;
   try {
-    apiServer = await serve(api, { host: config.host, port, logger, ...quiet });
+    if (api) apiServer = await serve(api, { host: config.host, port, logger, ...quiet });
     ingestServer = await serve(ingest, { host: config.ingestHost, port: ingestPort, logger, ...quiet });
   } catch (err) {
     await apiServer?.shutdown();
@@ -95,17 +94,76 @@ export async function startEnvironment(options: EnvironmentServiceOptions): Prom
   let stopping: Promise<void> | undefined;
   return {
     environment,
-    apiUrl: apiServer.url,
+    apiUrl: apiServer?.url ?? '',
     ingestUrl: ingestServer.url,
     database,
     worker,
     shutdown() {
       stopping ??= (async () => {
-        await Promise.all([apiServer.shutdown('stop'), ingestServer.shutdown('stop')]);
+        await Promise.all([apiServer?.shutdown('stop'), ingestServer.shutdown('stop')]);
         await worker?.stop();
         await database.close();
       })();
       return stopping;
     },
   };
+}
+
+/** The public API app of one environment, as every process serving it builds it. */
+function buildEnvironmentApi(
+  environment: Environment,
+  config: TripsConfig,
+  logger: Logger,
+  database: TripsDatabase,
+  redis: Redis | undefined,
+  clock: () => number,
+) {
+  return buildApiApp({
+    environment,
+    database,
+    logger,
+    clock,
+    rateLimit: { perMinute: config.rateLimitPerMin, redis },
+    ...(redis ? { readiness: async () => void (await redis.ping()) } : {}),
+  });
+}
+
+/**
+ * One API worker process of `trips serve` with TRIPS_API_WORKERS > 1 (see api-cluster.ts): the
+ * environment's public API only, on its own database connection (and Redis connection for the rate
+ * limit), listening on the shared port. Stops gracefully on SIGTERM/SIGINT or when told to by the main
+ * process, then exits.
+ */
+export async function runApiWorker(options: {
+  environment: Environment;
+  config: TripsConfig;
+  logger: Logger;
+  redis?: Redis | undefined;
+}): Promise<RunningServer> {
+  const { config, environment, redis } = options;
+  const logger = options.logger.child({ environment, apiWorker: process.pid });
+  const database = await openEnvironmentDatabase(config, environment);
+  try {
+    const api = await buildEnvironmentApi(environment, config, logger, database, redis, Date.now);
+    const server = await serve(api, {
+      host: config.host,
+      port: environment === 'production' ? config.port : config.sandboxPort,
+      logger,
+      shutdownTimeoutMs: config.shutdownTimeoutMs,
+      onShutdown: [() => database.close(), () => redis?.disconnect()],
+      onExit: (code) => {
+        process.exitCode = code;
+        // The IPC channel to the main process would keep this process alive.
+        process.disconnect?.();
+        setTimeout(() => process.exit(code), 1000).unref();
+      },
+    });
+    process.on('message', (message: unknown) => {
+      if ((message as { type?: string } | null)?.type === 'shutdown') void server.shutdown('main process stopping');
+    });
+    return server;
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
 }
