@@ -22,8 +22,17 @@ export interface Database<DB> {
   close(): Promise<void>;
 }
 
-/** The better-sqlite3 connection behind each SQLite Kysely instance opened here. */
+/** The better-sqlite3 connection behind each SQLite Kysely instance opened here, and behind its adapter. */
 const sqliteHandles = new WeakMap<object, SQLite.Database>();
+const sqliteHandlesByAdapter = new WeakMap<object, SQLite.Database>();
+
+/**
+ * The better-sqlite3 connection behind a Kysely dialect adapter (which a database handle shares with
+ * every transaction opened on it), or undefined when it is not a SQLite database opened here.
+ */
+export function sqliteHandleOfAdapter(adapter: object): SQLite.Database | undefined {
+  return sqliteHandlesByAdapter.get(adapter);
+}
 
 /**
  * The better-sqlite3 connection behind `db` (a root instance from openDatabase), or undefined on
@@ -106,6 +115,7 @@ function openSqlite<DB>(options: OpenDatabaseOptions): Database<DB> {
     dialect: new ErrorMappingDialect(new SqliteDialect({ database: withStatementCache(handle) })),
   });
   sqliteHandles.set(db, handle);
+  sqliteHandlesByAdapter.set(db.getExecutor().adapter, handle);
   let closed = false;
   return {
     db,
