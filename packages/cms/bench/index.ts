@@ -41,6 +41,7 @@ let bodyNumber = 0;
 function pinLoadGenerator(): string {
   const cpus = os.cpus().length;
   if (cpus < 2) return 'not pinned (one CPU)';
+  if (process.env.BENCH_CLIENT_CPU === 'none') return 'not pinned (BENCH_CLIENT_CPU=none)';
   const cpu = Number(process.env.BENCH_CLIENT_CPU ?? cpus - 1);
   try {
     execFileSync('taskset', ['-p', '-c', String(cpu), String(process.pid)], { stdio: 'ignore' });
