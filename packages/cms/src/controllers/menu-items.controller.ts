@@ -15,6 +15,7 @@ import { getPostStatus, POST_STATUSES } from '../core/post-statuses.ts';
 import { getPostType } from '../core/post-types.ts';
 import { getTaxonomy } from '../core/taxonomies.ts';
 import type { Term } from '../db/terms-repository.ts';
+import { writeTransaction } from '../db/write-transaction.ts';
 import { authorizationRequiredCode, RestError } from '../rest/errors.ts';
 import { sanitizeKey, sanitizeTextField } from '../rest/formatting.ts';
 import { setPaginationHeaders } from '../rest/pagination.ts';
@@ -722,29 +723,35 @@ export class MenuItemsController extends PostsController {
       throw toRestError(error);
     }
     const repo = this.#rt.service.repo;
-    if (menuId) await repo.setTerms(post.id, 'nav_menu', [menuId]);
     const objectId = link.type === 'custom' ? post.id : link.objectId;
     const object = link.type === 'custom' ? 'custom' : link.object;
-    await repo.setMeta(post.id, MENU_ITEM_META.type, sanitizeKey(link.type));
-    await repo.setMeta(post.id, MENU_ITEM_META.parent, String(link.parent));
-    await repo.setMeta(post.id, MENU_ITEM_META.objectId, String(objectId));
-    await repo.setMeta(post.id, MENU_ITEM_META.object, sanitizeKey(object));
-    await repo.setMeta(post.id, MENU_ITEM_META.target, sanitizeKey(link.target));
-    // Stored as WordPress stores them: joined and split again, so no class at all gives [''].
-    await repo.setMeta(post.id, MENU_ITEM_META.classes, link.classes.join(' ').split(' ').map(sanitizeHtmlClass));
-    await repo.setMeta(post.id, MENU_ITEM_META.xfn, link.xfn.split(' ').map(sanitizeHtmlClass).join(' '));
-    await repo.setMeta(post.id, MENU_ITEM_META.url, url);
-    if (menuId === 0)
-      await repo.setMeta(post.id, '_menu_item_orphaned', String(Math.floor(this.#rt.ctx.now().getTime() / 1000)));
-    else await repo.deleteMeta(post.id, '_menu_item_orphaned');
     const meta = request.get('meta');
-    if (isPlainObject(meta)) {
-      for (const key of ['_cf_changed', 'inline_featured_image']) {
-        if (!Object.hasOwn(meta, key)) continue;
-        if (meta[key] === null) await repo.deleteMeta(post.id, key);
-        else await repo.setMeta(post.id, key, Boolean(meta[key]));
+    // The item's menu and its link fields together, in one transaction (through the write batcher, not
+    // statement by statement in SQLite's busy handler).
+    await writeTransaction(this.#rt.ctx.db, async (trx) => {
+      if (menuId) await repo.setTerms(post.id, 'nav_menu', [menuId], trx);
+      await repo.setMeta(post.id, MENU_ITEM_META.type, sanitizeKey(link.type), trx);
+      await repo.setMeta(post.id, MENU_ITEM_META.parent, String(link.parent), trx);
+      await repo.setMeta(post.id, MENU_ITEM_META.objectId, String(objectId), trx);
+      await repo.setMeta(post.id, MENU_ITEM_META.object, sanitizeKey(object), trx);
+      await repo.setMeta(post.id, MENU_ITEM_META.target, sanitizeKey(link.target), trx);
+      // Stored as WordPress stores them: joined and split again, so no class at all gives [''].
+      const classes = link.classes.join(' ').split(' ').map(sanitizeHtmlClass);
+      await repo.setMeta(post.id, MENU_ITEM_META.classes, classes, trx);
+      await repo.setMeta(post.id, MENU_ITEM_META.xfn, link.xfn.split(' ').map(sanitizeHtmlClass).join(' '), trx);
+      await repo.setMeta(post.id, MENU_ITEM_META.url, url, trx);
+      if (menuId === 0) {
+        const orphanedAt = String(Math.floor(this.#rt.ctx.now().getTime() / 1000));
+        await repo.setMeta(post.id, '_menu_item_orphaned', orphanedAt, trx);
+      } else await repo.deleteMeta(post.id, '_menu_item_orphaned', trx);
+      if (isPlainObject(meta)) {
+        for (const key of ['_cf_changed', 'inline_featured_image']) {
+          if (!Object.hasOwn(meta, key)) continue;
+          if (meta[key] === null) await repo.deleteMeta(post.id, key, trx);
+          else await repo.setMeta(post.id, key, Boolean(meta[key]), trx);
+        }
       }
-    }
+    });
     return (await repo.findById(post.id)) as Post;
   }
 
