@@ -8,7 +8,7 @@ import { hashSecret } from '../src/auth/secrets.ts';
 import { breakdownBytes, breakdownJson, type Catalogue, decodeBreakdown } from '../src/scoring/breakdown-codec.ts';
 import { authenticateApiToken } from '../src/store/api-tokens.ts';
 import { listTrips } from '../src/store/trip-list.ts';
-import { findBreakdownBody } from '../src/store/trip-reads.ts';
+import { findBreakdownBody, findBreakdownRow } from '../src/store/trip-reads.ts';
 import { readBenchDatabase } from './bench-data.ts';
 
 const DATA = process.env.BENCH_DATA_DIR ?? path.join(os.tmpdir(), 'trips-bench');
@@ -92,35 +92,7 @@ if (want('breakdown')) {
     ),
   );
   await time('SQL only: trip columns + values by correlated subqueries (as served)', (i) =>
-    runShape(
-      db,
-      'timing-breakdown-subqueries',
-      () =>
-        db
-          .selectFrom('trips')
-          .select((eb) => [
-            'trips.overall_score',
-            'trips.map_matched',
-            'trips.weakest_theme',
-            eb
-              .selectFrom('trip_breakdowns')
-              .select('trip_breakdowns.catalogue_id')
-              .whereRef('trip_breakdowns.trip_id', '=', 'trips.trip_id')
-              .as('catalogue_id'),
-            eb
-              .selectFrom('trip_breakdowns')
-              .select('trip_breakdowns.values_json')
-              .whereRef('trip_breakdowns.trip_id', '=', 'trips.trip_id')
-              .as('values_json'),
-          ])
-          .where('trips.trip_id', '=', arg(0))
-          .where(
-            'trips.fleet_id',
-            'in',
-            fleets.map((_, k) => arg(k + 1)),
-          ),
-      [ids[(i * 7919) % ids.length]!, ...fleets],
-    ),
+    findBreakdownRow(db, fleets, ids[(i * 7919) % ids.length]!),
   );
   await time('SQL only: trip_breakdowns alone by primary key, random ids', (i) =>
     runShape(

@@ -48,6 +48,31 @@ export async function findBreakdownBody(
   after = '',
 ): Promise<Buffer | null> {
   if (fleets.length === 0) return null;
+  const row = await findBreakdownRow(db, fleets, tripId);
+  // A trip row without a breakdown is not served (they are written in one transaction; a join would
+  // not return it either).
+  if (!row || row.catalogue_id === null || row.values_json === null) return null;
+  const cat = await catalogue(db, row.catalogue_id);
+  if (!cat) throw new Error(`score catalogue ${row.catalogue_id} of ${tripId} is missing`);
+  return breakdownBytes(
+    cat,
+    row.values_json,
+    {
+      tripId,
+      overallScore: row.overall_score,
+      mapMatched: row.map_matched === 1,
+      weakestTheme: row.weakest_theme,
+    },
+    before,
+    after,
+  );
+}
+
+/**
+ * The statement behind findBreakdownBody: a trip in one of `fleets` (non-empty) with its score columns and,
+ * by correlated subqueries, its stored breakdown values.
+ */
+export async function findBreakdownRow(db: Kysely<TripsSchema>, fleets: readonly string[], tripId: string) {
   const [row] = await runShape(
     db,
     `breakdown:${fleets.length}`,
@@ -77,23 +102,7 @@ export async function findBreakdownBody(
         ),
     [tripId, ...fleets],
   );
-  // A trip row without a breakdown is not served (they are written in one transaction; a join would
-  // not return it either).
-  if (!row || row.catalogue_id === null || row.values_json === null) return null;
-  const cat = await catalogue(db, row.catalogue_id);
-  if (!cat) throw new Error(`score catalogue ${row.catalogue_id} of ${tripId} is missing`);
-  return breakdownBytes(
-    cat,
-    row.values_json,
-    {
-      tripId,
-      overallScore: row.overall_score,
-      mapMatched: row.map_matched === 1,
-      weakestTheme: row.weakest_theme,
-    },
-    before,
-    after,
-  );
+  return row;
 }
 
 /** The stored route GeoJSON of a trip in one of `fleets`, or null. */
