@@ -15,6 +15,13 @@ const optionalPath = z
   .transform((p) => (p ? path.resolve(p) : undefined));
 
 /** Every setting of the trip-scoring service (environment variables, or a CONFIG_FILE). */
+const apiWorkersSchema = z.coerce
+  .number({ error: 'must be an integer between 1 and 64' })
+  .int({ error: 'must be an integer between 1 and 64' })
+  .min(1, { error: 'must be an integer between 1 and 64' })
+  .max(64, { error: 'must be an integer between 1 and 64' })
+  .default(1);
+
 export const tripsConfigSpec = {
   ...baseConfigSpec({ prefix: 'TRIPS_', defaultPort: 3000 }),
   sandboxPort: env('TRIPS_SANDBOX_PORT', portSchema(3001), { doc: 'Port of the sandbox public API' }),
@@ -56,7 +63,8 @@ export const tripsConfigSpec = {
   scoringWorker: env('TRIPS_SCORING_WORKER', z.enum(['on', 'off']).default('on'), {
     doc: 'off: this node only serves; another node scores the queue',
   }),
-  apiWorkers: env('TRIPS_API_WORKERS', positiveIntSchema(1), {
+  // Capped: a typo such as 1000 would otherwise fork a thousand processes.
+  apiWorkers: env('TRIPS_API_WORKERS', apiWorkersSchema, {
     doc: 'Processes serving the public API of `trips serve` on one shared port (node:cluster); the main process keeps ingest and scoring. Above 1, per-token rate limits are one budget only with REDIS_URL',
   }),
   sandboxSeedTrips: env('TRIPS_SANDBOX_SEED_TRIPS', nonNegativeInt(300), {
