@@ -5,6 +5,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { CmsDatabase } from './schema.ts';
+import { afterCommit } from './write-transaction.ts';
 
 /** Defaults of a fresh site (populate_options in wp-admin/includes/schema.php), for the options we serve. */
 export const DEFAULT_OPTIONS: Readonly<Record<string, unknown>> = {
@@ -94,7 +95,13 @@ export class OptionsRepository {
     this.defaults.set(name, value);
   }
 
-  /** update_option(). */
+  /**
+   * update_option(). Given a transaction (`db`), the cache takes the value once it has committed: set
+   * before, a rollback would leave the cache ahead of the database. A transaction not opened by
+   * writeTransaction() has no commit callback, so the value reaches the cache with its next reload (within
+   * `ttlMs`); the cache is not dropped at once, since reloading it from inside that transaction would wait
+   * for the transaction's own connection.
+   */
   async set(name: string, value: unknown, db: Kysely<CmsDatabase> = this.db): Promise<void> {
     const json = JSON.stringify(value);
     await db
@@ -102,7 +109,8 @@ export class OptionsRepository {
       .values({ name, value: json })
       .onConflict((oc) => oc.column('name').doUpdateSet({ value: json }))
       .execute();
-    this.cache.set(name, value);
+    if (!db.isTransaction) this.cache.set(name, value);
+    else afterCommit(db, () => this.cache.set(name, value));
   }
 
   /** delete_option(): back to the default. */

@@ -3,8 +3,9 @@ import { testDialects } from '@svc/platform/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { recordStatements } from '../../test/helpers/statement-recorder.ts';
 import { allMigrations, MIGRATION_TABLE } from './connection.ts';
+import { OptionsRepository } from './options-repository.ts';
 import type { CmsDatabase } from './schema.ts';
-import { MAX_BATCH, writeTransaction } from './write-transaction.ts';
+import { afterCommit, MAX_BATCH, writeTransaction } from './write-transaction.ts';
 
 const recorder = recordStatements();
 
@@ -84,5 +85,61 @@ describe.each(testDialects())('writeTransaction on $label', (dialect) => {
     expect(await stored()).toEqual(names);
     // At most MAX_BATCH in one: two commits for MAX_BATCH + 2 transactions.
     expect(recorder.runs.filter((s) => s === 'commit')).toHaveLength(2);
+  });
+
+  it('runs after-commit callbacks of the transactions that committed, after the commit, and drops the others', async () => {
+    const ran: string[] = [];
+    /** A transaction that registers a callback, which checks that its write is visible outside it. */
+    const job = (name: string, fail = false) =>
+      writeTransaction(database.db, async (trx) => {
+        await trx.insertInto('options').values({ name, value: '1' }).execute();
+        expect(
+          afterCommit(trx, () => {
+            ran.push(name);
+          }),
+        ).toBe(true);
+        if (fail) throw new Error(`${name} failed`);
+        return name;
+      });
+    // The first fails (the whole SQLite transaction is rolled back for it), then one of a batch fails.
+    const results = await Promise.allSettled([job('wt-a', true), job('wt-b'), job('wt-c', true), job('wt-d')]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'fulfilled', 'rejected', 'fulfilled']);
+    expect(ran.sort()).toEqual(['wt-b', 'wt-d']);
+    expect(await stored()).toEqual(['wt-b', 'wt-d']);
+    // Outside a write transaction nothing is registered.
+    expect(afterCommit(database.db, () => ran.push('never'))).toBe(false);
+    await database.db.transaction().execute(async (trx) => {
+      expect(afterCommit(trx, () => ran.push('never'))).toBe(false);
+    });
+    expect(ran).not.toContain('never');
+  });
+
+  it('keeps an option set in a transaction out of the options cache until it commits, and out of it when it rolls back', async () => {
+    // A TTL long enough that the cache is never reloaded during the test: what it answers is what set() left.
+    const options = new OptionsRepository(database.db, { ttlMs: 60_000 });
+    await options.set('wt-colour', 'red');
+    expect(await options.get('wt-colour')).toBe('red');
+
+    const failed = writeTransaction(database.db, async (trx) => {
+      await options.set('wt-colour', 'blue', trx);
+      throw new Error('rolled back');
+    });
+    await expect(failed).rejects.toThrow('rolled back');
+    expect(await options.get('wt-colour')).toBe('red');
+
+    let seenInside: unknown;
+    await writeTransaction(database.db, async (trx) => {
+      await options.set('wt-colour', 'green', trx);
+      seenInside = await options.get('wt-colour');
+    });
+    // Not visible to the cache's readers while uncommitted, visible as soon as the transaction has settled.
+    expect(seenInside).toBe('red');
+    expect(await options.get('wt-colour')).toBe('green');
+    const row = await database.db
+      .selectFrom('options')
+      .select('value')
+      .where('name', '=', 'wt-colour')
+      .executeTakeFirst();
+    expect(row?.value).toBe('"green"');
   });
 });

@@ -82,6 +82,52 @@ class WriteLockProbe {
   }
 }
 
+/**
+ * Callbacks to run once the work that registered them has committed, by transaction object. In a batch
+ * all jobs share one transaction object, and the jobs run one after another: the entry holds the
+ * callbacks of the job running now.
+ */
+const commitCallbacks = new WeakMap<object, Array<() => void>>();
+
+/**
+ * Runs `callback` once the work of the write transaction `trx` has committed, and never when it is rolled
+ * back (in a batch: when its own savepoint is rolled back, or the whole transaction). For in-process
+ * caches of what the transaction writes: updated before the commit, a rollback would leave them ahead of
+ * the database. Returns false, registering nothing, when `trx` is not the transaction of a running
+ * writeTransaction(). The callback must not throw.
+ */
+export function afterCommit(trx: object, callback: () => void): boolean {
+  const callbacks = commitCallbacks.get(trx);
+  if (!callbacks) return false;
+  callbacks.push(callback);
+  return true;
+}
+
+/** Runs `work`, gathering the callbacks it registers with afterCommit(). */
+async function gatheringCallbacks<DB>(
+  trx: Transaction<DB>,
+  work: (trx: Transaction<DB>) => Promise<unknown>,
+): Promise<{ value: unknown; callbacks: Array<() => void> }> {
+  const callbacks: Array<() => void> = [];
+  commitCallbacks.set(trx, callbacks);
+  try {
+    return { value: await work(trx), callbacks };
+  } finally {
+    commitCallbacks.delete(trx);
+  }
+}
+
+/** Runs committed work's callbacks; one that throws (a bug) is reported without keeping the others from running. */
+function runCallbacks(callbacks: Array<() => void>): void {
+  for (const callback of callbacks) {
+    try {
+      callback();
+    } catch (err) {
+      process.emitWarning(`an after-commit callback failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+}
+
 /** One transaction waiting to run in a batch. */
 interface Job<DB> {
   work: (trx: Transaction<DB>) => Promise<unknown>;
@@ -125,7 +171,7 @@ class WriteBatcher<DB> {
   /** Takes the lock, runs the waiting transactions (those that arrive meanwhile too), commits, settles. */
   async #batch(): Promise<void> {
     const db = this.#db;
-    const done: Array<{ job: Job<DB>; ok: boolean; value: unknown }> = [];
+    const done: Array<{ job: Job<DB>; ok: boolean; value: unknown; callbacks: Array<() => void> }> = [];
     const started = Date.now();
     try {
       for (let attempt = 0; ; attempt++) {
@@ -136,7 +182,7 @@ class WriteBatcher<DB> {
             // The first needs no savepoint: when it fails, nothing else has run in the transaction yet.
             const first = this.#queue.shift() as Job<DB>;
             try {
-              done.push({ job: first, ok: true, value: await first.work(trx) });
+              done.push({ job: first, ok: true, ...(await gatheringCallbacks(trx, first.work)) });
             } catch (err) {
               throw new FirstFailed(first, err);
             }
@@ -168,6 +214,8 @@ class WriteBatcher<DB> {
       if (done.length === 0) for (const job of this.#queue.splice(0, MAX_BATCH)) job.reject(err);
       return;
     }
+    // Committed: the caches learn of the writes before their callers see them settled.
+    for (const { ok, callbacks } of done) if (ok) runCallbacks(callbacks);
     for (const { job, ok, value } of done) {
       if (ok) job.resolve(value);
       else job.reject(value);
@@ -182,17 +230,18 @@ class WriteBatcher<DB> {
 async function runInSavepoint<DB>(
   trx: Transaction<DB>,
   work: (trx: Transaction<DB>) => Promise<unknown>,
-): Promise<{ ok: boolean; value: unknown }> {
+): Promise<{ ok: boolean; value: unknown; callbacks: Array<() => void> }> {
   for (let attempt = 0; ; attempt++) {
     await trx.executeQuery(SAVEPOINT);
     try {
-      const value = await work(trx);
+      const { value, callbacks } = await gatheringCallbacks(trx, work);
       await trx.executeQuery(RELEASE);
-      return { ok: true, value };
+      return { ok: true, value, callbacks };
     } catch (err) {
+      // The callbacks of a rolled-back attempt are dropped with it.
       await trx.executeQuery(ROLLBACK_TO);
       await trx.executeQuery(RELEASE);
-      if (!(err instanceof TransientConflictError) || attempt >= 2) return { ok: false, value: err };
+      if (!(err instanceof TransientConflictError) || attempt >= 2) return { ok: false, value: err, callbacks: [] };
     }
   }
 }
@@ -212,17 +261,30 @@ export function setWriteConcurrencyHint(db: Kysely<unknown>, othersInFlight: () 
 }
 
 /**
- * withTransaction(), holding SQLite's write lock from the start (in a batch, see the file comment). On a
- * SQLite Kysely instance not opened by openDatabase (no connection to probe) it is withTransaction().
+ * withTransaction(), holding SQLite's write lock from the start (in a batch, see the file comment), with
+ * afterCommit() callbacks. On PostgreSQL, or a SQLite Kysely instance not opened by openDatabase (no
+ * connection to probe), it is withTransaction() with the callbacks.
  */
 export async function writeTransaction<DB, T>(db: Kysely<DB>, work: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
   let batcher = batchers.get(db) as WriteBatcher<DB> | undefined;
   if (!batcher) {
     // biome-ignore lint/suspicious/noExplicitAny: dialectOf and sqliteHandleOf take any schema
     const connection = dialectOf(db as Kysely<any>) === 'sqlite' ? sqliteHandleOf(db as Kysely<any>) : undefined;
-    if (!connection) return withTransaction(db, work);
+    if (!connection) return withCallbacks(db, work);
     batcher = new WriteBatcher(db, connection);
     batchers.set(db, batcher as unknown as WriteBatcher<never>);
   }
   return batcher.run(work);
+}
+
+/** withTransaction() with afterCommit() callbacks: those of an attempt that failed (and was retried) are dropped. */
+async function withCallbacks<DB, T>(db: Kysely<DB>, work: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+  let committed: Array<() => void> = [];
+  const value = await withTransaction(db, async (trx) => {
+    const { value, callbacks } = await gatheringCallbacks(trx, work);
+    committed = callbacks;
+    return value as T;
+  });
+  runCallbacks(committed);
+  return value;
 }
