@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { connect } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -45,6 +46,25 @@ describe('graceful shutdown', () => {
     const messages = lines.map((l) => l.msg);
     expect(messages).toContain('shutting down');
     expect(messages.indexOf('database closed')).toBeGreaterThan(messages.indexOf('shutting down'));
+    expect(messages.at(-1)).toBe('stopped');
+  });
+
+  it('closes the database only after the handler of a request whose client went away has finished', async () => {
+    const { child, url, lines, exited } = await start({ SLOW_MS: '600' });
+    // A client that sends its request and then closes the connection while the handler is still at work.
+    const { port } = new URL(url);
+    const socket = connect(Number(port), '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(`GET /slow HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    socket.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // No connection is left for the server to wait for; the handler still sleeps for ~400 ms.
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const messages = lines.map((l) => l.msg);
+    expect(lines.find((l) => l.msg === 'handler finished')).toMatchObject({ databaseOpen: true });
+    expect(messages.indexOf('handler finished')).toBeLessThan(messages.indexOf('database closed'));
     expect(messages.at(-1)).toBe('stopped');
   });
 

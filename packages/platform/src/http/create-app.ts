@@ -26,7 +26,21 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The app's Prometheus metrics (see createHttpMetrics). */
     httpMetrics: HttpMetrics;
+    /**
+     * Resolves once no request is being processed: no hook or handler of any request still runs, including
+     * those of requests whose client went away (see createHttpApp). At once when none is.
+     */
+    requestsSettled(): Promise<void>;
   }
+}
+
+/** Where a request is in its lifecycle, for requestsSettled(). */
+interface Lifecycle {
+  /** Its reply reached the onSend hook: its hooks and handler are done (they ended in a send or an error). */
+  sent: boolean;
+  /** Its client closed the connection before the response was written. */
+  aborted: boolean;
+  settled: boolean;
 }
 
 /**
@@ -58,6 +72,36 @@ export function createHttpApp(options: CreateHttpAppOptions): FastifyInstance {
 
   app.decorate('httpMetrics', metrics);
 
+  // Requests in process, so that a graceful shutdown closes the database only after the last handler is
+  // done. The server's own close() waits for connections, not handlers: a client that disconnects while
+  // its request waits on the database leaves the handler running with no connection to wait for (seen on
+  // Ctrl-C during the sandbox's seeding: the upload's transaction found the database closed). A request
+  // is settled when its response was written (onResponse), or, when its client went away, once its reply
+  // reached onSend: every hook and handler path ends in a send (the error handler's included).
+  let inProcess = 0;
+  let settledWaiters: Array<() => void> = [];
+  const lifecycles = new WeakMap<object, Lifecycle>();
+  const settle = (state: Lifecycle | undefined) => {
+    if (!state || state.settled) return;
+    state.settled = true;
+    if (--inProcess === 0 && settledWaiters.length > 0) {
+      const waiters = settledWaiters;
+      settledWaiters = [];
+      for (const resolve of waiters) resolve();
+    }
+  };
+  app.decorate('requestsSettled', () =>
+    inProcess === 0 ? Promise.resolve() : new Promise<void>((resolve) => settledWaiters.push(resolve)),
+  );
+  app.addHook('onRequestAbort', (req, done) => {
+    const state = lifecycles.get(req);
+    if (state) {
+      state.aborted = true;
+      if (state.sent) settle(state);
+    }
+    done();
+  });
+
   // The request line's fields are all chosen below (the URL with its query secrets already removed), so it
   // is written without the logger's path redaction, which cost 9.5 instead of 3.7 µs a line (measured).
   // Nothing else may log through this child.
@@ -73,16 +117,24 @@ export function createHttpApp(options: CreateHttpAppOptions): FastifyInstance {
   // The hooks below run on every request, so they are plain callbacks: an async hook costs a promise
   // per call.
   app.addHook('onRequest', (req, reply, done) => {
+    inProcess++;
+    lifecycles.set(req, { sent: false, aborted: false, settled: false });
     reply.header(header, req.id);
     done();
   });
 
-  app.addHook('onSend', (_req, reply, payload, done) => {
+  app.addHook('onSend', (req, reply, payload, done) => {
+    const state = lifecycles.get(req);
+    if (state) {
+      state.sent = true;
+      if (state.aborted) settle(state);
+    }
     if (closing) reply.header('connection', 'close');
     done(null, payload);
   });
 
   app.addHook('onResponse', (req, reply, done) => {
+    settle(lifecycles.get(req));
     const route = req.routeOptions.url ?? '<unmatched>';
     const status = String(reply.statusCode);
     const elapsedMs = reply.elapsedTime;

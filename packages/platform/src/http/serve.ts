@@ -28,8 +28,9 @@ export interface RunningServer {
 
 /**
  * Starts listening and installs graceful shutdown: on SIGTERM/SIGINT the server stops accepting
- * connections (new requests get 503), lets in-flight requests finish within the bound, then runs the
- * `onShutdown` hooks (closing the database last).
+ * connections (new requests get 503), lets in-flight requests finish within the bound (also those whose
+ * client went away, on an app made by createHttpApp), then runs the `onShutdown` hooks (closing the
+ * database last).
  */
 export async function serve(app: FastifyInstance, options: ServeOptions): Promise<RunningServer> {
   const timeoutMs = options.shutdownTimeoutMs ?? 10_000;
@@ -46,7 +47,10 @@ export async function serve(app: FastifyInstance, options: ServeOptions): Promis
       const timedOut = new Promise<'timeout'>((resolve) => {
         timer = setTimeout(() => resolve('timeout'), timeoutMs);
       });
-      const outcome = await Promise.race([app.close().then(() => 'closed' as const), timedOut]);
+      // The connections first, then the requests still in process without one (their client went away):
+      // the onShutdown hooks close what those may still use.
+      const drained = app.close().then(() => (app.requestsSettled ? app.requestsSettled() : undefined));
+      const outcome = await Promise.race([drained.then(() => 'closed' as const), timedOut]);
       clearTimeout(timer);
       if (outcome === 'timeout') {
         exitCode = 1;
