@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHttpApp, createLogger, registerOpsRoutes } from '../src/index.ts';
@@ -104,5 +105,89 @@ describe('ops routes', () => {
     expect(res.body).toContain('route="<unmatched>",status="404"');
     expect(res.body).toContain('http_request_duration_seconds_bucket');
     expect(res.body).toContain('process_cpu_user_seconds_total');
+  });
+});
+
+describe('requestsSettled', () => {
+  /** An app on a real port whose routes record when their handlers end. */
+  async function listening() {
+    const { app } = buildTestApp();
+    apps.push(app);
+    const ended: string[] = [];
+    app.get('/slow', async () => {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      ended.push('slow');
+      return { ok: true };
+    });
+    app.post('/slow', async (req) => {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      ended.push(`slow post ${JSON.stringify(req.body)}`);
+      return { ok: true };
+    });
+    // A response far larger than the socket buffers, to a client that never reads it.
+    app.get('/large', async (_req, reply) => {
+      ended.push('large');
+      return reply.type('application/octet-stream').send(Buffer.alloc(64 * 1024 * 1024));
+    });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = app.server.address() as { port: number };
+    /** Sends a complete request (a POST when given a body) on a new connection; the socket is returned unread. */
+    const send = async (path: string, body?: string) => {
+      const socket = connect(port, '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      socket.write(
+        body === undefined
+          ? `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`
+          : `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      );
+      return socket;
+    };
+    return { app, ended, send };
+  }
+
+  it('resolves at once with no request in process, and after answered requests', async () => {
+    const { app } = buildTestApp();
+    apps.push(app);
+    await app.requestsSettled();
+    await app.inject({ url: '/v1/things/1' });
+    await app.inject({ url: '/v1/boom' });
+    await app.requestsSettled();
+  });
+
+  it('waits for the handler of a request whose client disconnected while it ran', async () => {
+    const { app, ended, send } = await listening();
+    const socket = await send('/slow');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    socket.destroy();
+    await app.requestsSettled();
+    expect(ended).toEqual(['slow']);
+  });
+
+  it('waits for, and then settles, a request whose body was read before its client disconnected', async () => {
+    // Fastify does not count this as an aborted request (the request was complete), so no abort hook runs.
+    const { app, ended, send } = await listening();
+    const socket = await send('/slow', '{"trip":1}');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    socket.destroy();
+    const outcome = await Promise.race([
+      app.requestsSettled().then(() => 'settled'),
+      new Promise((resolve) => setTimeout(() => resolve('still in process after 2 s'), 2000)),
+    ]);
+    expect(outcome).toBe('settled');
+    expect(ended).toEqual(['slow post {"trip":1}']);
+  });
+
+  it('settles a request whose client disconnected while its response was being written', async () => {
+    const { app, ended, send } = await listening();
+    const socket = await send('/large');
+    socket.pause();
+    while (!ended.includes('large')) await new Promise((resolve) => setTimeout(resolve, 10));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    socket.destroy();
+    const outcome = await Promise.race([
+      app.requestsSettled().then(() => 'settled'),
+      new Promise((resolve) => setTimeout(() => resolve('still in process after 2 s'), 2000)),
+    ]);
+    expect(outcome).toBe('settled');
   });
 });
