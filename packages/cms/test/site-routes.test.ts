@@ -91,6 +91,46 @@ describe('settings, types, statuses, taxonomies', () => {
     expect(editor.statusCode).toBe(403);
   });
 
+  it('changes every setting a request names or none: a failing one leaves the others as they were', async () => {
+    const before = (await cms.call({ method: 'GET', url: '/cms-json/cms/v2/settings', as: 'admin' })).json();
+    // A stored value that does not fit the schema (e.g. written by an old plugin) cannot be reset to null.
+    await cms.ctx.options.set('posts_per_page', 'many');
+    const failed = await cms.call({
+      method: 'POST',
+      url: '/cms-json/cms/v2/settings',
+      as: 'admin',
+      payload: { title: 'Half written', description: 'also not', posts_per_page: null },
+    });
+    expect(failed.statusCode).toBe(500);
+    expect(failed.json().code).toBe('rest_invalid_stored_value');
+    const after = (await cms.call({ method: 'GET', url: '/cms-json/cms/v2/settings', as: 'admin' })).json();
+    expect(after.title).toBe(before.title);
+    expect(after.description).toBe(before.description);
+    const stored = await cms.database.db
+      .selectFrom('options')
+      .select(['name', 'value'])
+      .where('name', 'in', ['blogname', 'blogdescription'])
+      .execute();
+    expect(stored.map((r) => r.value)).not.toContain('"Half written"');
+    expect(stored.map((r) => r.value)).not.toContain('"also not"');
+
+    // Once the stored value is valid again, the same request changes all three.
+    await cms.ctx.options.set('posts_per_page', 12);
+    const done = await cms.call({
+      method: 'POST',
+      url: '/cms-json/cms/v2/settings',
+      as: 'admin',
+      payload: { title: 'Whole', description: 'written', posts_per_page: null },
+    });
+    expect(done.json()).toMatchObject({ title: 'Whole', description: 'written', posts_per_page: 10 });
+    await cms.call({
+      method: 'POST',
+      url: '/cms-json/cms/v2/settings',
+      as: 'admin',
+      payload: { title: before.title, description: before.description },
+    });
+  });
+
   it('lists post types; edit context shows capabilities to those who may edit them', async () => {
     const all = await cms.call({ method: 'GET', url: '/cms-json/cms/v2/types' });
     expect(Object.keys(all.json())).toEqual(['post', 'page', 'attachment', 'nav_menu_item', 'cms_block']);

@@ -3,6 +3,7 @@
  * show_in_rest (register_initial_settings, WordPress 6.1).
  * @wp 6.1
  */
+import { writeTransaction } from '../db/write-transaction.ts';
 import type { CmsContext } from '../module.ts';
 import { RestController } from '../rest/controller.ts';
 import { RestError } from '../rest/errors.ts';
@@ -163,8 +164,14 @@ export class SettingsController extends RestController {
     return new RestResponse(data);
   }
 
+  /**
+   * update_item(). Unlike WordPress, which updates the options one by one and can fail half-way (a null for
+   * a setting whose stored value is invalid, after the settings before it were written), every check is
+   * made first and the options are written in one transaction: a request changes all it names or nothing.
+   */
   private async updateItem(request: RestRequest): Promise<RestResponse> {
     const params = request.getParams();
+    const changes: Array<{ option: string; value: unknown }> = [];
     for (const [name, def] of Object.entries(SETTINGS)) {
       if (!Object.hasOwn(params, name)) continue;
       const value = request.get(name);
@@ -177,10 +184,16 @@ export class SettingsController extends RestController {
             { status: 500 },
           );
         }
-        await this.ctx.options.delete(def.option);
-      } else {
-        await this.ctx.options.set(def.option, value);
       }
+      changes.push({ option: def.option, value });
+    }
+    if (changes.length > 0) {
+      await writeTransaction(this.ctx.db, async (trx) => {
+        for (const { option, value } of changes) {
+          if (value === null) await this.ctx.options.delete(option, trx);
+          else await this.ctx.options.set(option, value, trx);
+        }
+      });
     }
     return this.getItem();
   }

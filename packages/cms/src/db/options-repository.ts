@@ -113,10 +113,11 @@ export class OptionsRepository {
     else afterCommit(db, () => this.cache.set(name, value));
   }
 
-  /** delete_option(): back to the default. */
-  async delete(name: string): Promise<void> {
-    await this.db.deleteFrom('options').where('name', '=', name).execute();
-    this.cache.delete(name);
+  /** delete_option(): back to the default. In a transaction (`db`), the cache forgets it once that commits. */
+  async delete(name: string, db: Kysely<CmsDatabase> = this.db): Promise<void> {
+    await db.deleteFrom('options').where('name', '=', name).execute();
+    if (!db.isTransaction) this.cache.delete(name);
+    else afterCommit(db, () => this.cache.delete(name));
   }
 
   /** Whether an option has been stored (not just defaulted). */
