@@ -145,6 +145,13 @@ describe('requestsSettled', () => {
     return { app, ended, send };
   }
 
+  /** 'settled' when requestsSettled() resolves within `ms`, else a message saying it did not. */
+  const settledWithin = (app: { requestsSettled(): Promise<void> }, ms: number) =>
+    Promise.race([
+      app.requestsSettled().then(() => 'settled'),
+      new Promise((resolve) => setTimeout(() => resolve(`still in process after ${ms} ms`), ms)),
+    ]);
+
   it('resolves at once with no request in process, and after answered requests', async () => {
     const { app } = buildTestApp();
     apps.push(app);
@@ -159,7 +166,7 @@ describe('requestsSettled', () => {
     const socket = await send('/slow');
     await new Promise((resolve) => setTimeout(resolve, 50));
     socket.destroy();
-    await app.requestsSettled();
+    expect(await settledWithin(app, 2000)).toBe('settled');
     expect(ended).toEqual(['slow']);
   });
 
@@ -169,11 +176,7 @@ describe('requestsSettled', () => {
     const socket = await send('/slow', '{"trip":1}');
     await new Promise((resolve) => setTimeout(resolve, 50));
     socket.destroy();
-    const outcome = await Promise.race([
-      app.requestsSettled().then(() => 'settled'),
-      new Promise((resolve) => setTimeout(() => resolve('still in process after 2 s'), 2000)),
-    ]);
-    expect(outcome).toBe('settled');
+    expect(await settledWithin(app, 2000)).toBe('settled');
     expect(ended).toEqual(['slow post {"trip":1}']);
   });
 
@@ -184,10 +187,6 @@ describe('requestsSettled', () => {
     while (!ended.includes('large')) await new Promise((resolve) => setTimeout(resolve, 10));
     await new Promise((resolve) => setTimeout(resolve, 50));
     socket.destroy();
-    const outcome = await Promise.race([
-      app.requestsSettled().then(() => 'settled'),
-      new Promise((resolve) => setTimeout(() => resolve('still in process after 2 s'), 2000)),
-    ]);
-    expect(outcome).toBe('settled');
+    expect(await settledWithin(app, 2000)).toBe('settled');
   });
 });
