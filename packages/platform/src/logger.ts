@@ -52,8 +52,8 @@ export const LOG_FLUSH_MS = 250;
 
 /**
  * Standard output for log lines, written in batches: a write system call for every line (one line per
- * request) cost an API request ~30 µs of its ~40 µs on a bare route (measured on the bench machine, log
- * to a file). Lines are gathered up to LOG_BUFFER_BYTES and written at least every LOG_FLUSH_MS, and
+ * request) cost a bare route through createHttpApp ~35 µs of its ~75 µs of server CPU (measured on the
+ * bench machine, log to a file). Lines are gathered up to LOG_BUFFER_BYTES and written at least every LOG_FLUSH_MS, and
  * pino writes what is left synchronously when the process exits, also on an uncaught exception or
  * process.exit(); only a SIGKILL or a power cut can lose the last quarter second. A worker thread writes
  * each line at once, since pino cannot flush a thread's buffer when the thread ends.
