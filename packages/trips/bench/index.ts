@@ -3,7 +3,7 @@
 // Figures are printed, never asserted.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -90,11 +90,53 @@ interface Load {
   p99: number;
   bytes: number;
   errors: number;
+  /** CPU time (user + system) of the server's processes per request, µs; null where /proc is not readable. */
+  serverCpuUs: number | null;
+  /** CPU time of this process (the load generator) per request, µs. */
+  loadCpuUs: number;
 }
 
-async function load(url: string, headers: Record<string, string>, paths?: () => string): Promise<Load> {
+/** Clock ticks per second of /proc/<pid>/stat's CPU fields: 100 on every Linux platform Node runs on. */
+const CLOCK_TICKS = 100;
+
+/**
+ * CPU ticks (user + system) used so far by `pid` and its direct children (the cluster workers), from
+ * /proc; null off Linux. A process that exits during the run would drop out of the sum: none does here.
+ */
+function cpuTicksOfTree(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  const ticks = (stat: string) => {
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { ppid: Number(f[1]), cpu: Number(f[11]) + Number(f[12]) };
+  };
+  try {
+    let total = ticks(readFileSync(`/proc/${pid}/stat`, 'utf8')).cpu;
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry) || Number(entry) === pid) continue;
+      try {
+        const t = ticks(readFileSync(`/proc/${entry}/stat`, 'utf8'));
+        if (t.ppid === pid) total += t.cpu;
+      } catch {
+        // The process ended while the list was read.
+      }
+    }
+    return total;
+  } catch {
+    return null;
+  }
+}
+
+async function load(
+  url: string,
+  headers: Record<string, string>,
+  server: ChildProcess,
+  paths?: () => string,
+): Promise<Load> {
   // A short warm-up, then the measured run.
   await autocannon({ url, connections: 10, duration: 2, headers });
+  const serverBefore = cpuTicksOfTree(server.pid);
+  const loadBefore = process.cpuUsage();
   const result = await autocannon({
     url,
     connections: CONNECTIONS,
@@ -102,17 +144,25 @@ async function load(url: string, headers: Record<string, string>, paths?: () => 
     headers,
     ...(paths ? { requests: [{ setupRequest: (req) => ({ ...req, path: paths() }) }] } : {}),
   });
+  const loadCpu = process.cpuUsage(loadBefore);
+  const serverAfter = cpuTicksOfTree(server.pid);
+  const requests = Math.max(1, result.requests.total);
   return {
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
     bytes: result.throughput.average / Math.max(1, result.requests.average),
     errors: result.errors + result.non2xx,
+    serverCpuUs:
+      serverBefore === null || serverAfter === null
+        ? null
+        : ((serverAfter - serverBefore) * (1e6 / CLOCK_TICKS)) / requests,
+    loadCpuUs: (loadCpu.user + loadCpu.system) / requests,
   };
 }
 
 const fmt = (l: Load) =>
-  `${Math.round(l.rps).toLocaleString('en').padStart(7)} req/s  p50 ${String(l.p50).padStart(3)} ms  p99 ${String(l.p99).padStart(3)} ms${l.errors ? `  (${l.errors} errors)` : ''}`;
+  `${Math.round(l.rps).toLocaleString('en').padStart(7)} req/s  p50 ${String(l.p50).padStart(3)} ms  p99 ${String(l.p99).padStart(3)} ms  CPU/req: server ${l.serverCpuUs === null ? '  n/a' : `${Math.round(l.serverCpuUs)}`.padStart(5)} µs, load ${`${Math.round(l.loadCpuUs)}`.padStart(4)} µs${l.errors ? `  (${l.errors} errors)` : ''}`;
 
 async function readBenchmarks() {
   log(
@@ -140,10 +190,14 @@ async function readBenchmarks() {
     const ids = data.tripIds;
     let k = 0;
     const results: Array<[string, Load, number]> = [];
-    results.push(['GET /v1/trips?limit=100 (page 1)', await load(`${base}/v1/trips?limit=100`, auth), listBytes]);
+    results.push([
+      'GET /v1/trips?limit=100 (page 1)',
+      await load(`${base}/v1/trips?limit=100`, auth, api.child),
+      listBytes,
+    ]);
     results.push([
       'GET /v1/trips?limit=100&page=5000',
-      await load(`${base}/v1/trips?limit=100&page=5000`, auth),
+      await load(`${base}/v1/trips?limit=100&page=5000`, auth, api.child),
       listBytes,
     ]);
     // Again just before the random reads: this machine's reclaim evicts pages within minutes, and the list
@@ -154,6 +208,7 @@ async function readBenchmarks() {
       await load(
         `${base}/v1/trips/${ids[0]}/score-breakdown`,
         auth,
+        api.child,
         () => `/v1/trips/${ids[k++ % ids.length]}/score-breakdown`,
       ),
       breakdownBytes,
@@ -163,7 +218,7 @@ async function readBenchmarks() {
       const ceiling = await startProcess(['bench/api-server.ts', 'ceiling', String(bytes)]);
       results.push([
         `ceiling for ${name.split(' (')[0]} (bare Fastify, ${bytes} B body)`,
-        await load(`http://127.0.0.1:${ceiling.port}/ceiling`, {}),
+        await load(`http://127.0.0.1:${ceiling.port}/ceiling`, {}, ceiling.child),
         bytes,
       ]);
       await stop(ceiling.child);
@@ -173,6 +228,13 @@ async function readBenchmarks() {
     log(
       `  list page 1 / ceiling: ${(page1!.rps / c1!.rps).toFixed(2)}   breakdown / ceiling: ${(breakdown!.rps / c3!.rps).toFixed(2)}   page 5000 / ceiling: ${(page5000!.rps / c2!.rps).toFixed(2)}`,
     );
+    if (page1!.serverCpuUs !== null && c1!.serverCpuUs !== null) {
+      // What the ratios come down to on a machine whose CPUs the load generator shares.
+      const times = (a: Load, b: Load) => `${(a.serverCpuUs! / Math.max(1, b.serverCpuUs!)).toFixed(1)}x`;
+      log(
+        `  server CPU per request against the ceiling's: list page 1 ${times(page1!, c1!)}   breakdown ${times(breakdown!, c3!)}   page 5000 ${times(page5000!, c2!)}`,
+      );
+    }
     log(
       `  page 5,000 vs page 1: p50 ${page5000!.p50} vs ${page1!.p50} ms (${(page5000!.p50 / Math.max(1, page1!.p50)).toFixed(2)}x), req/s ${Math.round(page5000!.rps)} vs ${Math.round(page1!.rps)} (page 1 is ${(page1!.rps / page5000!.rps).toFixed(2)}x page 5,000)`,
     );
