@@ -1,3 +1,4 @@
+import compress from '@fastify/compress';
 import rateLimit from '@fastify/rate-limit';
 import { createHttpApp, type HttpMetrics, type Logger, type Redis, registerOpsRoutes } from '@svc/platform';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -46,6 +47,12 @@ export async function buildApiApp(options: ApiAppOptions): Promise<FastifyInstan
     },
   });
   app.decorateRequest('scope', null);
+  // Response compression for clients that ask for it (Accept-Encoding: br, gzip or deflate): a page of 100
+  // trips is ~26 KB of JSON and ~4 KB gzipped, a route's GeoJSON often hundreds of KB. Bodies under 1 KB
+  // (errors, small pages) go out as they are, and so does everything for a client that does not ask.
+  // Brotli at quality 4 (the plugin's default; 11 would cost ~10x the CPU for a few percent). The API
+  // takes no request bodies, so request decompression stays off.
+  await app.register(compress, { global: true, globalDecompression: false, threshold: 1024 });
 
   app.setErrorHandler((err: FastifyError | ApiError, req, reply) => sendError(err, req, reply));
   app.setNotFoundHandler((req, reply) => {
