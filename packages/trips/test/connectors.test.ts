@@ -122,6 +122,33 @@ describe.each(testDialects())('file connectors on $label', (dialect) => {
       ]);
     });
 
+    it('rejects a MultiLineString feature without a coordinates array and still imports the other features', async () => {
+      const coords = Array.from({ length: 30 }, (_, i) => [Number(lonAt(i)), 43.73]);
+      const good = {
+        type: 'Feature',
+        geometry: { type: 'LineString', coordinates: coords },
+        properties: { coordTimes: coords.map((_, i) => iso(30_000 + i)) },
+      };
+      const file = path.join(dir, 'multiline-without-coordinates.geojson');
+      writeFileSync(
+        file,
+        JSON.stringify({
+          type: 'FeatureCollection',
+          features: [
+            { type: 'Feature', geometry: { type: 'MultiLineString' }, properties: { coordTimes: [] } },
+            { type: 'Feature', geometry: { type: 'MultiLineString', coordinates: 5 }, properties: {} },
+            good,
+          ],
+        }),
+      );
+      const s = await importFile(database.db, file, options);
+      expect(s).toMatchObject({ trips: 3, imported: 1 });
+      expect(s.rejected).toEqual([
+        { location: 'features[0]', reason: 'the MultiLineString has no positions' },
+        { location: 'features[1]', reason: 'the MultiLineString has no positions' },
+      ]);
+    });
+
     it('reads NDJSON trips split by header lines, keeping their clientTripId and driver', async () => {
       const s = await importFile(database.db, path.join(dir, 'trips.ndjson'), options);
       expect(s.imported).toBe(1);

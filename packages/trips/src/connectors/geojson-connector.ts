@@ -87,8 +87,13 @@ export function readGeoJson(text: string): FileContents {
       });
       return;
     }
-    const coords = (g.type === 'LineString' ? [g.coordinates] : (g.coordinates as unknown[])) as unknown[];
+    const coords: unknown[] =
+      g.type === 'LineString' ? [g.coordinates] : Array.isArray(g.coordinates) ? g.coordinates : [];
     const positions = coords.flatMap((line) => (Array.isArray(line) ? line : []));
+    if (positions.length === 0) {
+      out.rejected.push({ location: where, reason: `the ${g.type} has no positions` });
+      return;
+    }
     const times = timesOf(props, f);
     if (!times || times.length !== positions.length) {
       out.rejected.push({
