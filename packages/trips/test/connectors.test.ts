@@ -59,6 +59,16 @@ function geojson(): string {
   });
 }
 
+/** A GeoJSON LineString feature of 30 fixes with coordTimes from `offsetS` seconds after T0. */
+function timedLine(offsetS: number) {
+  const coords = Array.from({ length: 30 }, (_, i) => [Number(lonAt(i)), 43.73]);
+  return {
+    type: 'Feature',
+    geometry: { type: 'LineString', coordinates: coords },
+    properties: { coordTimes: coords.map((_, i) => iso(offsetS + i)) },
+  };
+}
+
 function ndjson(): string {
   const lines = [JSON.stringify({ type: 'header', driverId: 'drv-9', clientTripId: 'nd-trip-0001' })];
   for (let i = 0; i < 30; i++)
@@ -122,13 +132,14 @@ describe.each(testDialects())('file connectors on $label', (dialect) => {
       ]);
     });
 
+    it('reads a GeoJSON file that starts with a UTF-8 byte order mark, as CSV and NDJSON files', async () => {
+      const file = path.join(dir, 'bom.geojson');
+      writeFileSync(file, `\uFEFF${JSON.stringify({ type: 'FeatureCollection', features: [timedLine(40_000)] })}`);
+      const s = await importFile(database.db, file, options);
+      expect(s).toMatchObject({ imported: 1, rejected: [] });
+    });
+
     it('rejects a MultiLineString feature without a coordinates array and still imports the other features', async () => {
-      const coords = Array.from({ length: 30 }, (_, i) => [Number(lonAt(i)), 43.73]);
-      const good = {
-        type: 'Feature',
-        geometry: { type: 'LineString', coordinates: coords },
-        properties: { coordTimes: coords.map((_, i) => iso(30_000 + i)) },
-      };
       const file = path.join(dir, 'multiline-without-coordinates.geojson');
       writeFileSync(
         file,
@@ -137,7 +148,7 @@ describe.each(testDialects())('file connectors on $label', (dialect) => {
           features: [
             { type: 'Feature', geometry: { type: 'MultiLineString' }, properties: { coordTimes: [] } },
             { type: 'Feature', geometry: { type: 'MultiLineString', coordinates: 5 }, properties: {} },
-            good,
+            timedLine(30_000),
           ],
         }),
       );

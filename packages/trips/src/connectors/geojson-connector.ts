@@ -25,7 +25,8 @@ export function readGeoJson(text: string): FileContents {
   const out: FileContents = { trips: [], rejected: [] };
   let doc: unknown;
   try {
-    doc = JSON.parse(text);
+    // Windows tools often start UTF-8 files with a byte order mark, which JSON.parse refuses.
+    doc = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (err) {
     out.rejected.push({ location: 'file', reason: `not valid JSON: ${(err as Error).message}` });
     return out;
