@@ -173,6 +173,24 @@ describe.each(testDialects())('file connectors on $label', (dialect) => {
       expect(row).toEqual({ idempotency_key: 'nd-trip-0001', driver_id: 'drv-9' });
     });
 
+    it('rejects an NDJSON trip with a value nested too deeply to be stored, and imports the next one', async () => {
+      const gps = (offsetS: number, i: number) =>
+        JSON.stringify({ type: 'gps', t: T0 + (offsetS + i) * 1000, lon: Number(lonAt(i)), lat: 43.73 });
+      const deep = `{"type":"gps","t":${T0},"lon":7.42,"lat":43.73,"x":${'['.repeat(200_000)}${']'.repeat(200_000)}}`;
+      const lines = [
+        JSON.stringify({ type: 'header', clientTripId: 'nd-deep-0001' }),
+        deep,
+        ...Array.from({ length: 30 }, (_, i) => gps(60_000, i + 1)),
+        JSON.stringify({ type: 'header' }),
+        ...Array.from({ length: 30 }, (_, i) => gps(70_000, i)),
+      ];
+      const file = path.join(dir, 'deep.ndjson');
+      writeFileSync(file, lines.join('\n'));
+      const s = await importFile(database.db, file, options);
+      expect(s).toMatchObject({ trips: 2, imported: 1 });
+      expect(s.rejected).toEqual([{ location: 'lines 1-32', reason: expect.stringContaining('nested too deeply') }]);
+    });
+
     it('reports an unknown format, a missing file and a vehicle of another fleet as rejections', async () => {
       expect((await importFile(database.db, path.join(dir, 'notes.docx'), options)).rejected[0]!.reason).toContain(
         'unknown format',

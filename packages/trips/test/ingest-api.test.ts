@@ -193,6 +193,18 @@ describe.each(testDialects())('ingest endpoint on $label', (dialect) => {
       }
     });
 
+    it('answers 400, not 500, to a batch whose unknown field is nested too deeply to be stored', async () => {
+      const good = JSON.stringify(gpsTrip({ startMs: Date.UTC(2026, 10, 5, 9), vehicle: 'AC-100' }));
+      const deep = `${good.slice(0, -1)},"extra":${'['.repeat(200_000)}${']'.repeat(200_000)}}`;
+      const res = await post(deep, {
+        ...auth(connectorKey),
+        'content-type': 'application/json',
+        'idempotency-key': 'deep-nesting-1',
+      });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toEqual({ ok: false, error: expect.stringContaining('nested too deeply') });
+    });
+
     it('answers a body over the limit with 413, also when it only grows once decompressed', async () => {
       const big = JSON.stringify({
         schemaVersion: 1,

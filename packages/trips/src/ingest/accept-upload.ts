@@ -73,7 +73,7 @@ export async function acceptUpload(
   // What is stored is the validated batch (samples in time order) with the resolved identity, so that
   // scoring and rescoring never need the sender again.
   const stored: TelemetryBatch = { ...batch, clientTripId: idempotencyKey, vehicle: vehicle.plate };
-  const json = JSON.stringify(stored);
+  const json = telemetryJson(stored);
   const telemetryGz = await gzipAsync(json);
   const sha256 = createHash('sha256').update(json).digest('hex');
   const tripId = newTripId();
@@ -116,6 +116,21 @@ export async function acceptUpload(
     throw err;
   }
   return { tripId, status: 'queued' };
+}
+
+/**
+ * JSON of telemetry to store or hash. Validation does not look inside fields it does not know, and a value
+ * nested some ten thousand levels deep makes JSON.stringify overflow the stack: that is the sender's error.
+ */
+export function telemetryJson(value: unknown): string {
+  try {
+    return JSON.stringify(value);
+  } catch (err) {
+    if (err instanceof RangeError && /call stack/i.test(err.message)) {
+      throw new InvalidInputError('invalid telemetry: a value is nested too deeply to be stored (unknown fields?)');
+    }
+    throw err;
+  }
 }
 
 async function findByIdempotencyKey(db: TripsDb, fleetId: string, key: string): Promise<string | undefined> {
