@@ -130,11 +130,12 @@ describe.each(testDialects())('ingest endpoint on $label', (dialect) => {
     });
 
     it('refuses a vehicle outside the key fleet with 403, the same as an unknown vehicle', async () => {
-      for (const vehicle of ['OT-100', 'ZZ-999']) {
+      // A NUL character cannot even be a query parameter on PostgreSQL: still the same 403, not a 500.
+      for (const vehicle of ['OT-100', 'ZZ-999', 'AC-100\u0000', 'x'.repeat(200)]) {
         const res = await post(JSON.stringify(gpsTrip({ startMs: Date.UTC(2026, 10, 4), vehicle })), {
           ...auth(connectorKey),
           'content-type': 'application/json',
-          'idempotency-key': `foreign-${vehicle}`,
+          'idempotency-key': `foreign-${vehicle.replace(/[^A-Za-z0-9-]/g, '_').slice(0, 20)}`,
         });
         expect(res.statusCode).toBe(403);
         expect(res.json().error).toBe(

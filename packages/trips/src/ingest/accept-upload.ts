@@ -4,7 +4,7 @@ import { gzip } from 'node:zlib';
 import { UniqueViolationError, withTransaction } from '@svc/platform';
 import { type TelemetryBatch, validateTelemetry } from '@svc/scoring';
 import { ForbiddenError, InvalidInputError } from '../errors.ts';
-import { canonicalPlate, newTripId } from '../ids.ts';
+import { canonicalPlate, newTripId, PLATE_PATTERN } from '../ids.ts';
 import { checkDriverId, ensureDriver } from '../store/drivers.ts';
 import type { TripsDb } from '../store/open-trips-database.ts';
 
@@ -161,12 +161,16 @@ async function resolveVehicle(db: TripsDb, sender: UploadSender, batch: Telemetr
     throw new InvalidInputError('invalid telemetry: vehicle is required (the plate of a vehicle of your fleet)');
   }
   const plate = canonicalPlate(batch.vehicle);
-  const vehicle = await db
-    .selectFrom('vehicles')
-    .select(['vehicle_id as vehicleId', 'plate'])
-    .where('plate', '=', plate)
-    .where('fleet_id', '=', sender.fleetId)
-    .executeTakeFirst();
+  // A plate no vehicle could be registered with names none; PostgreSQL would not even take some of them
+  // (a NUL character) as a parameter.
+  const vehicle = PLATE_PATTERN.test(plate)
+    ? await db
+        .selectFrom('vehicles')
+        .select(['vehicle_id as vehicleId', 'plate'])
+        .where('plate', '=', plate)
+        .where('fleet_id', '=', sender.fleetId)
+        .executeTakeFirst()
+    : undefined;
   // Unknown and other-fleet plates get the same answer: the key's fleet has no such vehicle.
   if (!vehicle) {
     throw new ForbiddenError(
