@@ -1,4 +1,4 @@
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { testDialects } from '@svc/platform/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -192,6 +192,26 @@ describe.each(testDialects())('ingest endpoint on $label', (dialect) => {
         expect(res.json().ok).toBe(false);
         expect(res.json().error, fragment).toContain(fragment);
       }
+    });
+
+    it('accepts sample times with a fraction of a millisecond and stores whole milliseconds', async () => {
+      const batch = gpsTrip({ startMs: Date.UTC(2026, 10, 7, 8), vehicle: 'AC-100' });
+      // Epoch seconds with decimals times 1000, as a CSV export or a device clock gives them.
+      batch.samples = batch.samples.map((s, i) => ({ ...s, t: (s.t / 1000 + i * 0.0001) * 1000 }));
+      const res = await post(JSON.stringify(batch), {
+        ...auth(connectorKey),
+        'content-type': 'application/json',
+        'idempotency-key': 'fractional-ms-1',
+      });
+      expect(res.statusCode).toBe(202);
+      const row = await database.db
+        .selectFrom('trip_uploads')
+        .select(['first_sample_ms', 'telemetry_gz'])
+        .where('trip_id', '=', res.json().tripId)
+        .executeTakeFirstOrThrow();
+      expect(Number(row.first_sample_ms)).toBe(Date.UTC(2026, 10, 7, 8));
+      const stored = JSON.parse(gunzipSync(row.telemetry_gz).toString()) as { samples: Array<{ t: number }> };
+      expect(stored.samples.map((s) => s.t)).toEqual(batch.samples.map((s) => Math.round(s.t)));
     });
 
     it('answers 400, not 500, to a batch whose unknown field is nested too deeply to be stored', async () => {

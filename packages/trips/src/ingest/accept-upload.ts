@@ -71,8 +71,10 @@ export async function acceptUpload(
   }
 
   // What is stored is the validated batch (samples in time order) with the resolved identity, so that
-  // scoring and rescoring never need the sender again.
-  const stored: TelemetryBatch = { ...batch, clientTripId: idempotencyKey, vehicle: vehicle.plate };
+  // scoring and rescoring never need the sender again. Times are stored as whole milliseconds: the store's
+  // time columns are integers (bigint on PostgreSQL), and epoch seconds with decimals times 1000 seldom are.
+  const samples = batch.samples.map((s) => (Number.isInteger(s.t) ? s : { ...s, t: Math.round(s.t) }));
+  const stored: TelemetryBatch = { ...batch, samples, clientTripId: idempotencyKey, vehicle: vehicle.plate };
   const json = telemetryJson(stored);
   const telemetryGz = await gzipAsync(json);
   const sha256 = createHash('sha256').update(json).digest('hex');
