@@ -59,6 +59,16 @@ function geojson(): string {
   });
 }
 
+/** A GeoJSON LineString feature of 30 fixes with coordTimes from `offsetS` seconds after T0. */
+function timedLine(offsetS: number) {
+  const coords = Array.from({ length: 30 }, (_, i) => [Number(lonAt(i)), 43.73]);
+  return {
+    type: 'Feature',
+    geometry: { type: 'LineString', coordinates: coords },
+    properties: { coordTimes: coords.map((_, i) => iso(offsetS + i)) },
+  };
+}
+
 function ndjson(): string {
   const lines = [JSON.stringify({ type: 'header', driverId: 'drv-9', clientTripId: 'nd-trip-0001' })];
   for (let i = 0; i < 30; i++)
@@ -122,6 +132,34 @@ describe.each(testDialects())('file connectors on $label', (dialect) => {
       ]);
     });
 
+    it('reads a GeoJSON file that starts with a UTF-8 byte order mark, as CSV and NDJSON files', async () => {
+      const file = path.join(dir, 'bom.geojson');
+      writeFileSync(file, `\uFEFF${JSON.stringify({ type: 'FeatureCollection', features: [timedLine(40_000)] })}`);
+      const s = await importFile(database.db, file, options);
+      expect(s).toMatchObject({ imported: 1, rejected: [] });
+    });
+
+    it('rejects a MultiLineString feature without a coordinates array and still imports the other features', async () => {
+      const file = path.join(dir, 'multiline-without-coordinates.geojson');
+      writeFileSync(
+        file,
+        JSON.stringify({
+          type: 'FeatureCollection',
+          features: [
+            { type: 'Feature', geometry: { type: 'MultiLineString' }, properties: { coordTimes: [] } },
+            { type: 'Feature', geometry: { type: 'MultiLineString', coordinates: 5 }, properties: {} },
+            timedLine(30_000),
+          ],
+        }),
+      );
+      const s = await importFile(database.db, file, options);
+      expect(s).toMatchObject({ trips: 3, imported: 1 });
+      expect(s.rejected).toEqual([
+        { location: 'features[0]', reason: 'the MultiLineString has no positions' },
+        { location: 'features[1]', reason: 'the MultiLineString has no positions' },
+      ]);
+    });
+
     it('reads NDJSON trips split by header lines, keeping their clientTripId and driver', async () => {
       const s = await importFile(database.db, path.join(dir, 'trips.ndjson'), options);
       expect(s.imported).toBe(1);
@@ -133,6 +171,24 @@ describe.each(testDialects())('file connectors on $label', (dialect) => {
         .where('trip_id', '=', s.tripIds[0]!)
         .executeTakeFirstOrThrow();
       expect(row).toEqual({ idempotency_key: 'nd-trip-0001', driver_id: 'drv-9' });
+    });
+
+    it('rejects an NDJSON trip with a value nested too deeply to be stored, and imports the next one', async () => {
+      const gps = (offsetS: number, i: number) =>
+        JSON.stringify({ type: 'gps', t: T0 + (offsetS + i) * 1000, lon: Number(lonAt(i)), lat: 43.73 });
+      const deep = `{"type":"gps","t":${T0},"lon":7.42,"lat":43.73,"x":${'['.repeat(200_000)}${']'.repeat(200_000)}}`;
+      const lines = [
+        JSON.stringify({ type: 'header', clientTripId: 'nd-deep-0001' }),
+        deep,
+        ...Array.from({ length: 30 }, (_, i) => gps(60_000, i + 1)),
+        JSON.stringify({ type: 'header' }),
+        ...Array.from({ length: 30 }, (_, i) => gps(70_000, i)),
+      ];
+      const file = path.join(dir, 'deep.ndjson');
+      writeFileSync(file, lines.join('\n'));
+      const s = await importFile(database.db, file, options);
+      expect(s).toMatchObject({ trips: 2, imported: 1 });
+      expect(s.rejected).toEqual([{ location: 'lines 1-32', reason: expect.stringContaining('nested too deeply') }]);
     });
 
     it('reports an unknown format, a missing file and a vehicle of another fleet as rejections', async () => {

@@ -1,4 +1,4 @@
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { testDialects } from '@svc/platform/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -130,11 +130,12 @@ describe.each(testDialects())('ingest endpoint on $label', (dialect) => {
     });
 
     it('refuses a vehicle outside the key fleet with 403, the same as an unknown vehicle', async () => {
-      for (const vehicle of ['OT-100', 'ZZ-999']) {
+      // A NUL character cannot even be a query parameter on PostgreSQL: still the same 403, not a 500.
+      for (const vehicle of ['OT-100', 'ZZ-999', 'AC-100\u0000', 'x'.repeat(200)]) {
         const res = await post(JSON.stringify(gpsTrip({ startMs: Date.UTC(2026, 10, 4), vehicle })), {
           ...auth(connectorKey),
           'content-type': 'application/json',
-          'idempotency-key': `foreign-${vehicle}`,
+          'idempotency-key': `foreign-${vehicle.replace(/[^A-Za-z0-9-]/g, '_').slice(0, 20)}`,
         });
         expect(res.statusCode).toBe(403);
         expect(res.json().error).toBe(
@@ -191,6 +192,38 @@ describe.each(testDialects())('ingest endpoint on $label', (dialect) => {
         expect(res.json().ok).toBe(false);
         expect(res.json().error, fragment).toContain(fragment);
       }
+    });
+
+    it('accepts sample times with a fraction of a millisecond and stores whole milliseconds', async () => {
+      const batch = gpsTrip({ startMs: Date.UTC(2026, 10, 7, 8), vehicle: 'AC-100' });
+      // Epoch seconds with decimals times 1000, as a CSV export or a device clock gives them.
+      batch.samples = batch.samples.map((s, i) => ({ ...s, t: (s.t / 1000 + i * 0.0001) * 1000 }));
+      const res = await post(JSON.stringify(batch), {
+        ...auth(connectorKey),
+        'content-type': 'application/json',
+        'idempotency-key': 'fractional-ms-1',
+      });
+      expect(res.statusCode).toBe(202);
+      const row = await database.db
+        .selectFrom('trip_uploads')
+        .select(['first_sample_ms', 'telemetry_gz'])
+        .where('trip_id', '=', res.json().tripId)
+        .executeTakeFirstOrThrow();
+      expect(Number(row.first_sample_ms)).toBe(Date.UTC(2026, 10, 7, 8));
+      const stored = JSON.parse(gunzipSync(row.telemetry_gz).toString()) as { samples: Array<{ t: number }> };
+      expect(stored.samples.map((s) => s.t)).toEqual(batch.samples.map((s) => Math.round(s.t)));
+    });
+
+    it('answers 400, not 500, to a batch whose unknown field is nested too deeply to be stored', async () => {
+      const good = JSON.stringify(gpsTrip({ startMs: Date.UTC(2026, 10, 5, 9), vehicle: 'AC-100' }));
+      const deep = `${good.slice(0, -1)},"extra":${'['.repeat(200_000)}${']'.repeat(200_000)}}`;
+      const res = await post(deep, {
+        ...auth(connectorKey),
+        'content-type': 'application/json',
+        'idempotency-key': 'deep-nesting-1',
+      });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toEqual({ ok: false, error: expect.stringContaining('nested too deeply') });
     });
 
     it('answers a body over the limit with 413, also when it only grows once decompressed', async () => {

@@ -1,4 +1,7 @@
 const ZONELESS = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
+// ISO 8601 dates, and date-times with a zone or an offset (also without its colon, or after a space, as
+// exporters write them). Date.parse reads any other text without a zone in the machine's time zone.
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)? ?(Z|[+-]\d{2}:?\d{2}))?$/i;
 
 /**
  * Epoch milliseconds from a trace time: an ISO 8601 string (times without a zone are taken as UTC, so a file
@@ -12,5 +15,6 @@ export function parseTime(value: unknown): number {
   const text = value.trim();
   if (text === '') return Number.NaN;
   if (/^-?\d+(\.\d+)?$/.test(text)) return parseTime(Number(text));
-  return Date.parse(ZONELESS.test(text) ? `${text.replace(' ', 'T')}Z` : text);
+  if (ZONELESS.test(text)) return Date.parse(`${text.replace(' ', 'T')}Z`);
+  return ISO_8601.test(text) ? Date.parse(text) : Number.NaN;
 }

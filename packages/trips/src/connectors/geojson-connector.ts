@@ -25,7 +25,8 @@ export function readGeoJson(text: string): FileContents {
   const out: FileContents = { trips: [], rejected: [] };
   let doc: unknown;
   try {
-    doc = JSON.parse(text);
+    // Windows tools often start UTF-8 files with a byte order mark, which JSON.parse refuses.
+    doc = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (err) {
     out.rejected.push({ location: 'file', reason: `not valid JSON: ${(err as Error).message}` });
     return out;
@@ -87,8 +88,13 @@ export function readGeoJson(text: string): FileContents {
       });
       return;
     }
-    const coords = (g.type === 'LineString' ? [g.coordinates] : (g.coordinates as unknown[])) as unknown[];
+    const coords: unknown[] =
+      g.type === 'LineString' ? [g.coordinates] : Array.isArray(g.coordinates) ? g.coordinates : [];
     const positions = coords.flatMap((line) => (Array.isArray(line) ? line : []));
+    if (positions.length === 0) {
+      out.rejected.push({ location: where, reason: `the ${g.type} has no positions` });
+      return;
+    }
     const times = timesOf(props, f);
     if (!times || times.length !== positions.length) {
       out.rejected.push({

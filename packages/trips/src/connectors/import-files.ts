@@ -5,7 +5,7 @@ import { gunzipSync } from 'node:zlib';
 import { DomainError } from '@svc/platform';
 import type { TelemetryBatch } from '@svc/scoring';
 import { canonicalPlate } from '../ids.ts';
-import { acceptUpload } from '../ingest/accept-upload.ts';
+import { acceptUpload, telemetryJson } from '../ingest/accept-upload.ts';
 import type { TripsDb } from '../store/open-trips-database.ts';
 import { readCsv } from './csv-connector.ts';
 import type { FileContents, FileRejection, FileTrip } from './file-trip.ts';
@@ -121,15 +121,15 @@ async function importTrip(db: TripsDb, file: string, trip: FileTrip, options: Im
     ...(driverId !== undefined ? { driverId } : {}),
     samples: trip.samples,
   } as TelemetryBatch;
-  const key =
-    typeof trip.meta.clientTripId === 'string'
-      ? trip.meta.clientTripId
-      : `import-${createHash('sha256')
-          .update(canonicalPlate(vehicle))
-          .update(JSON.stringify(trip.samples))
-          .digest('hex')
-          .slice(0, 48)}`;
   try {
+    const key =
+      typeof trip.meta.clientTripId === 'string'
+        ? trip.meta.clientTripId
+        : `import-${createHash('sha256')
+            .update(canonicalPlate(vehicle))
+            .update(telemetryJson(trip.samples))
+            .digest('hex')
+            .slice(0, 48)}`;
     const accepted = await acceptUpload(
       db,
       { fleetId: options.fleetId, vehicleId: null, keyId: null, source: `import:${path.basename(file)}` },

@@ -4,7 +4,7 @@ import { gzip } from 'node:zlib';
 import { UniqueViolationError, withTransaction } from '@svc/platform';
 import { type TelemetryBatch, validateTelemetry } from '@svc/scoring';
 import { ForbiddenError, InvalidInputError } from '../errors.ts';
-import { canonicalPlate, newTripId } from '../ids.ts';
+import { canonicalPlate, newTripId, PLATE_PATTERN } from '../ids.ts';
 import { checkDriverId, ensureDriver } from '../store/drivers.ts';
 import type { TripsDb } from '../store/open-trips-database.ts';
 
@@ -71,9 +71,11 @@ export async function acceptUpload(
   }
 
   // What is stored is the validated batch (samples in time order) with the resolved identity, so that
-  // scoring and rescoring never need the sender again.
-  const stored: TelemetryBatch = { ...batch, clientTripId: idempotencyKey, vehicle: vehicle.plate };
-  const json = JSON.stringify(stored);
+  // scoring and rescoring never need the sender again. Times are stored as whole milliseconds: the store's
+  // time columns are integers (bigint on PostgreSQL), and epoch seconds with decimals times 1000 seldom are.
+  const samples = batch.samples.map((s) => (Number.isInteger(s.t) ? s : { ...s, t: Math.round(s.t) }));
+  const stored: TelemetryBatch = { ...batch, samples, clientTripId: idempotencyKey, vehicle: vehicle.plate };
+  const json = telemetryJson(stored);
   const telemetryGz = await gzipAsync(json);
   const sha256 = createHash('sha256').update(json).digest('hex');
   const tripId = newTripId();
@@ -118,6 +120,21 @@ export async function acceptUpload(
   return { tripId, status: 'queued' };
 }
 
+/**
+ * JSON of telemetry to store or hash. Validation does not look inside fields it does not know, and a value
+ * nested some ten thousand levels deep makes JSON.stringify overflow the stack: that is the sender's error.
+ */
+export function telemetryJson(value: unknown): string {
+  try {
+    return JSON.stringify(value);
+  } catch (err) {
+    if (err instanceof RangeError && /call stack/i.test(err.message)) {
+      throw new InvalidInputError('invalid telemetry: a value is nested too deeply to be stored (unknown fields?)');
+    }
+    throw err;
+  }
+}
+
 async function findByIdempotencyKey(db: TripsDb, fleetId: string, key: string): Promise<string | undefined> {
   const row = await db
     .selectFrom('trip_uploads')
@@ -146,12 +163,16 @@ async function resolveVehicle(db: TripsDb, sender: UploadSender, batch: Telemetr
     throw new InvalidInputError('invalid telemetry: vehicle is required (the plate of a vehicle of your fleet)');
   }
   const plate = canonicalPlate(batch.vehicle);
-  const vehicle = await db
-    .selectFrom('vehicles')
-    .select(['vehicle_id as vehicleId', 'plate'])
-    .where('plate', '=', plate)
-    .where('fleet_id', '=', sender.fleetId)
-    .executeTakeFirst();
+  // A plate no vehicle could be registered with names none; PostgreSQL would not even take some of them
+  // (a NUL character) as a parameter.
+  const vehicle = PLATE_PATTERN.test(plate)
+    ? await db
+        .selectFrom('vehicles')
+        .select(['vehicle_id as vehicleId', 'plate'])
+        .where('plate', '=', plate)
+        .where('fleet_id', '=', sender.fleetId)
+        .executeTakeFirst()
+    : undefined;
   // Unknown and other-fleet plates get the same answer: the key's fleet has no such vehicle.
   if (!vehicle) {
     throw new ForbiddenError(
