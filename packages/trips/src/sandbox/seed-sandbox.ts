@@ -11,6 +11,10 @@ import { SANDBOX_FLEETS, sandboxFleet } from './sandbox-fleet.ts';
 import type { SeedProgress, SeedThreadData } from './seed-thread.ts';
 
 const SEED_STATE_KEY = 'sandbox_seed';
+// The time the seeding's four weeks end at, fixed by the first start: a seeding resumed on a later day
+// must plan the same trips, or its client trip ids (driver, day of the window, count) would name other
+// trips than those already sent (the ingest answers such a reused key with 409).
+const SEED_CLOCK_KEY = 'sandbox_seed_now_ms';
 // Tokens are stored only as hashes, so a start cannot print an earlier token: each start issues one.
 const START_TOKEN_LIFETIME_MS = 30 * 86_400_000;
 const DAY_MS = 86_400_000;
@@ -68,6 +72,10 @@ export async function prepareSandbox(options: {
         await createDriver(trx, { fleetId, driverId: d.id, name: d.name }, nowMs);
       }
       await trx.insertInto('trips_meta').values({ key: SEED_STATE_KEY, value: 'seeding' }).execute();
+      await trx
+        .insertInto('trips_meta')
+        .values({ key: SEED_CLOCK_KEY, value: String(nowMs) })
+        .execute();
     });
   }
 
@@ -90,14 +98,15 @@ export async function prepareSandbox(options: {
     keyIds.push(k.key.keyId);
   }
   const days = 28;
+  const seedNowMs = await seedClock(db, nowMs);
   const data: SeedThreadData = {
     graphFile: options.graphFile,
     ingestUrl: options.ingestUrl,
     keys,
     tripCount: options.tripCount,
     days,
-    startDate: new Date(nowMs - days * DAY_MS).toISOString().slice(0, 10),
-    nowMs,
+    startDate: new Date(seedNowMs - days * DAY_MS).toISOString().slice(0, 10),
+    nowMs: seedNowMs,
     imuHz: options.imuHz ?? 10,
   };
   const thread = startThread(new URL('./seed-thread.ts', import.meta.url), data as unknown as Record<string, unknown>);
@@ -156,4 +165,20 @@ export async function issueSandboxStartToken(
     nowMs,
   );
   return { token: secret, expiresAtMs, fleets };
+}
+
+/**
+ * The end of the seeded window: the first start's time, stored with the seeding state. A sandbox store
+ * whose seeding began before that was recorded gets this start's time, kept from now on.
+ */
+async function seedClock(db: TripsDatabase['db'], nowMs: number): Promise<number> {
+  const row = await db.selectFrom('trips_meta').select('value').where('key', '=', SEED_CLOCK_KEY).executeTakeFirst();
+  const stored = Number(row?.value);
+  if (row && Number.isSafeInteger(stored)) return stored;
+  await db
+    .insertInto('trips_meta')
+    .values({ key: SEED_CLOCK_KEY, value: String(nowMs) })
+    .onConflict((oc) => oc.column('key').doUpdateSet({ value: String(nowMs) }))
+    .execute();
+  return nowMs;
 }
