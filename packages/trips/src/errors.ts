@@ -27,3 +27,10 @@ export class AlreadyExistsError extends DomainError {
     super('already_exists', message);
   }
 }
+
+/** An idempotency key already names another request's data (e.g. the same trip key sent with another trip). */
+export class IdempotencyConflictError extends DomainError {
+  constructor(message: string) {
+    super('idempotency_conflict', message);
+  }
+}

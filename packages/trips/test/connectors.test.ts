@@ -173,6 +173,28 @@ describe.each(testDialects())('file connectors on $label', (dialect) => {
       expect(row).toEqual({ idempotency_key: 'nd-trip-0001', driver_id: 'drv-9' });
     });
 
+    it('rejects a trip whose clientTripId was already imported for another vehicle, naming the stored trip', async () => {
+      await createVehicle(database.db, { fleetId: 'fleet_imp', plate: 'IM-2' });
+      const first = await importFile(database.db, path.join(dir, 'trips.ndjson'), options);
+      expect(first).toMatchObject({ imported: 0, duplicates: 1 });
+      const other = await importFile(database.db, path.join(dir, 'trips.ndjson'), { ...options, plate: 'IM-2' });
+      expect(other).toMatchObject({ imported: 0, duplicates: 0 });
+      expect(other.rejected[0]).toEqual({
+        location: expect.any(String),
+        reason: expect.stringMatching(
+          new RegExp(
+            `^Idempotency-Key "nd-trip-0001" was already used in this fleet for a different trip \\(${first.tripIds[0]}\\)`,
+          ),
+        ),
+      });
+      const rows = await database.db
+        .selectFrom('trip_uploads')
+        .select('plate')
+        .where('idempotency_key', '=', 'nd-trip-0001')
+        .execute();
+      expect(rows).toEqual([{ plate: 'IM-1' }]);
+    });
+
     it('rejects an NDJSON trip with a value nested too deeply to be stored, and imports the next one', async () => {
       const gps = (offsetS: number, i: number) =>
         JSON.stringify({ type: 'gps', t: T0 + (offsetS + i) * 1000, lon: Number(lonAt(i)), lat: 43.73 });

@@ -75,6 +75,52 @@ describe.each(testDialects())('ingest endpoint on $label', (dialect) => {
       expect(queued).toContain(first.json().tripId);
     });
 
+    it('answers a key already used for other telemetry with 409 and keeps the first trip as it was', async () => {
+      const batch = gpsTrip({ startMs: Date.UTC(2026, 10, 1, 9), vehicle: 'AC-100' });
+      const headers = {
+        ...auth(connectorKey),
+        'content-type': 'application/json',
+        'idempotency-key': 'trip-reused-01',
+      };
+      const first = await post(JSON.stringify(batch), headers);
+      expect(first.statusCode).toBe(202);
+      const stored = () =>
+        database.db
+          .selectFrom('trip_uploads')
+          .select(['trip_id', 'telemetry_sha256', 'plate', 'sample_count'])
+          .where('idempotency_key', '=', 'trip-reused-01')
+          .execute();
+      const before = await stored();
+
+      // The same trip re-sent in another form (gzip NDJSON, samples out of order) is still a repeat.
+      const shuffled = [...batch.samples].reverse();
+      const ndjson = [JSON.stringify({ type: 'header', vehicle: 'ac-100' }), ...shuffled.map((x) => JSON.stringify(x))];
+      const repeat = await post(gzipSync(ndjson.join('\n')), {
+        ...headers,
+        'content-type': 'application/x-ndjson',
+        'content-encoding': 'gzip',
+      });
+      expect(repeat.statusCode).toBe(200);
+      expect(repeat.json()).toEqual({ ok: true, tripId: first.json().tripId, status: 'duplicate' });
+
+      // Another trip, another vehicle or a device key of another vehicle under the same key: a conflict.
+      const otherTrip = gpsTrip({ startMs: Date.UTC(2026, 10, 1, 15), vehicle: 'AC-100' });
+      for (const [body, key] of [
+        [otherTrip, connectorKey],
+        [{ ...batch, vehicle: 'AC-200' }, connectorKey],
+        [{ ...batch, vehicle: undefined }, deviceKey],
+        [{ ...batch, driverId: 'd-9' }, connectorKey],
+      ] as const) {
+        const res = await post(JSON.stringify(body), { ...headers, ...auth(key) });
+        expect(res.statusCode).toBe(409);
+        expect(res.json()).toEqual({
+          ok: false,
+          error: expect.stringContaining('Idempotency-Key "trip-reused-01" was already used in this fleet'),
+        });
+      }
+      expect(await stored()).toEqual(before);
+    });
+
     it('accepts gzip-compressed NDJSON with a header line', async () => {
       const batch = gpsTrip({ startMs: Date.UTC(2026, 10, 2, 8), vehicle: 'AC-100', driverId: 'd-7' });
       const ndjson = [

@@ -139,7 +139,10 @@ async function importTrip(db: TripsDb, file: string, trip: FileTrip, options: Im
     );
     return { kind: accepted.status === 'queued' ? 'imported' : 'duplicate', tripId: accepted.tripId };
   } catch (err) {
-    if (err instanceof DomainError && (err.code === 'invalid_input' || err.code === 'forbidden')) {
+    if (
+      err instanceof DomainError &&
+      (err.code === 'invalid_input' || err.code === 'forbidden' || err.code === 'idempotency_conflict')
+    ) {
       // Validation names samples by index; the file's reader knows their line.
       const reason = err.message.replace(/samples\[(\d+)\]\.?/g, (_m, i: string) => `${trip.locate(Number(i))}: `);
       return { kind: 'rejected', reason };

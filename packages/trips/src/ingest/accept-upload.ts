@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import { UniqueViolationError, withTransaction } from '@svc/platform';
 import { type TelemetryBatch, validateTelemetry } from '@svc/scoring';
-import { ForbiddenError, InvalidInputError } from '../errors.ts';
+import { ForbiddenError, IdempotencyConflictError, InvalidInputError } from '../errors.ts';
 import { canonicalPlate, newTripId, PLATE_PATTERN } from '../ids.ts';
 import { checkDriverId, ensureDriver } from '../store/drivers.ts';
 import type { TripsDb } from '../store/open-trips-database.ts';
@@ -30,10 +30,11 @@ export interface AcceptedUpload {
 }
 
 /**
- * The ingest operation shared by the HTTP endpoint and the file connectors: checks the idempotency key
- * and the sender's rights, validates the telemetry, then stores it and queues its scoring in one
- * commit. Only after that commit may the caller acknowledge. The same key in the same fleet is the same
- * trip: a repeat returns the stored trip id and changes nothing.
+ * The ingest operation shared by the HTTP endpoint and the file connectors: validates the telemetry and
+ * the sender's rights, then stores it and queues its scoring in one commit. Only after that commit may
+ * the caller acknowledge. The same key in the same fleet is the same trip: a repeat of the same trip
+ * returns the stored trip id and changes nothing; the key sent with different telemetry (or for another
+ * vehicle or driver) is an IdempotencyConflictError, so that neither trip is dropped unnoticed.
  */
 export async function acceptUpload(
   db: TripsDb,
@@ -47,9 +48,6 @@ export async function acceptUpload(
       'Idempotency-Key must be 8-128 characters of A-Z, a-z, 0-9, ".", "_", ":" or "-" (use the client trip id)',
     );
   }
-  const existing = await findByIdempotencyKey(db, sender.fleetId, idempotencyKey);
-  if (existing) return { tripId: existing, status: 'duplicate' };
-
   const result = validateTelemetry(body);
   if (!result.ok) {
     const shown = result.errors.slice(0, 5).map((e) => e.message);
@@ -76,8 +74,12 @@ export async function acceptUpload(
   const samples = batch.samples.map((s) => (Number.isInteger(s.t) ? s : { ...s, t: Math.round(s.t) }));
   const stored: TelemetryBatch = { ...batch, samples, clientTripId: idempotencyKey, vehicle: vehicle.plate };
   const json = telemetryJson(stored);
-  const telemetryGz = await gzipAsync(json);
   const sha256 = createHash('sha256').update(json).digest('hex');
+  // A repeat is recognised by the hash of what would be stored: the same trip sent again gives the same
+  // bytes (validation orders samples deterministically, identity is resolved the same way).
+  const existing = await findByIdempotencyKey(db, sender.fleetId, idempotencyKey);
+  if (existing) return repeatOf(existing, sha256, idempotencyKey);
+  const telemetryGz = await gzipAsync(json);
   const tripId = newTripId();
 
   try {
@@ -113,7 +115,7 @@ export async function acceptUpload(
     // Two uploads of the same trip raced; the other one won and this is its repeat.
     if (err instanceof UniqueViolationError) {
       const winner = await findByIdempotencyKey(db, sender.fleetId, idempotencyKey);
-      if (winner) return { tripId: winner, status: 'duplicate' };
+      if (winner) return repeatOf(winner, sha256, idempotencyKey);
     }
     throw err;
   }
@@ -135,14 +137,24 @@ export function telemetryJson(value: unknown): string {
   }
 }
 
-async function findByIdempotencyKey(db: TripsDb, fleetId: string, key: string): Promise<string | undefined> {
-  const row = await db
+type StoredUpload = { trip_id: string; telemetry_sha256: string };
+
+async function findByIdempotencyKey(db: TripsDb, fleetId: string, key: string): Promise<StoredUpload | undefined> {
+  return db
     .selectFrom('trip_uploads')
-    .select('trip_id')
+    .select(['trip_id', 'telemetry_sha256'])
     .where('fleet_id', '=', fleetId)
     .where('idempotency_key', '=', key)
     .executeTakeFirst();
-  return row?.trip_id;
+}
+
+/** The answer to a key already stored: the same trip is a duplicate, other telemetry a conflict. */
+function repeatOf(stored: StoredUpload, sha256: string, key: string): AcceptedUpload {
+  if (stored.telemetry_sha256 === sha256) return { tripId: stored.trip_id, status: 'duplicate' };
+  throw new IdempotencyConflictError(
+    `Idempotency-Key "${key}" was already used in this fleet for a different trip (${stored.trip_id}): ` +
+      'a repeat must send the same telemetry; a new trip needs a new key',
+  );
 }
 
 async function resolveVehicle(db: TripsDb, sender: UploadSender, batch: TelemetryBatch) {

@@ -11,7 +11,7 @@ import {
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../api/api-error.ts';
 import type { Environment } from '../environment.ts';
-import { ForbiddenError, InvalidInputError, UnauthenticatedError } from '../errors.ts';
+import { ForbiddenError, IdempotencyConflictError, InvalidInputError, UnauthenticatedError } from '../errors.ts';
 import { TRIP_ID_PATTERN } from '../ids.ts';
 import { authenticateIngestKey, type IngestPrincipal } from '../store/ingest-keys.ts';
 import type { TripsDatabase } from '../store/open-trips-database.ts';
@@ -212,6 +212,7 @@ function sendIngestError(err: FastifyError | ApiError | DomainError, req: Fastif
   }
   if (err instanceof InvalidInputError) return reply.code(400).send({ ok: false, error: err.message });
   if (err instanceof ForbiddenError) return reply.code(403).send({ ok: false, error: err.message });
+  if (err instanceof IdempotencyConflictError) return reply.code(409).send({ ok: false, error: err.message });
   const status = typeof (err as FastifyError).statusCode === 'number' ? (err as FastifyError).statusCode! : 500;
   if (status === 413) {
     return reply.code(413).send({ ok: false, error: 'body too large: send one trip per request' });
