@@ -156,7 +156,8 @@ describe('simulated fleet → edge SDK → trip-scoring ingest → /v1', () => {
     }
     expect(discarded + sent.length).toBeGreaterThanOrEqual(simulated.length);
 
-    // Sending a delivered trip again changes nothing: the server answers 200 duplicate with the same id.
+    // A delivered trip's key sent again with other telemetry changes nothing: the server answers 409 and
+    // names the trip it holds under that key.
     const again = sent[0]!;
     const response = await fetch(`${ingestUrl}/ingest/v1/trips`, {
       method: 'POST',
@@ -175,8 +176,8 @@ describe('simulated fleet → edge SDK → trip-scoring ingest → /v1', () => {
         }),
       ),
     });
-    expect(response.status).toBe(200);
-    expect(await response.json()).toMatchObject({ ok: true, tripId: again.serverTripId, status: 'duplicate' });
+    expect(response.status).toBe(409);
+    expect(await response.json()).toEqual({ ok: false, error: expect.stringContaining(`(${again.serverTripId})`) });
     expect(((await read('/v1/trips?limit=100')).body.trips as unknown[]).length).toBe(sent.length);
   }, 300_000);
 });
