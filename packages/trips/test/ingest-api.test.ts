@@ -309,3 +309,59 @@ describe.each(testDialects())('ingest endpoint on $label', (dialect) => {
     });
   });
 });
+
+describe('ingest rate limit', () => {
+  it('answers 429 with Retry-After once a key is over its limit, before reading the body', async () => {
+    const dialect = testDialects()[0]!;
+    const database: TripsDatabase = await dialect.open(tripsMigrations, { migrationTable: TRIPS_MIGRATION_TABLE });
+    await claimEnvironment(database.db, 'production', database.location);
+    await createFleet(database.db, { name: 'Acme', fleetId: 'fleet_acme' });
+    await createVehicle(database.db, { fleetId: 'fleet_acme', plate: 'AC-100' });
+    const key = (await createIngestKey(database.db, { environment: 'production', fleetId: 'fleet_acme' })).secret;
+    const other = (await createIngestKey(database.db, { environment: 'production', fleetId: 'fleet_acme' })).secret;
+    const app = await buildIngestApp({
+      environment: 'production',
+      database,
+      logger: quietLogger(),
+      rateLimit: { perMinute: 2 },
+    });
+    try {
+      const upload = (secret: string, n: number, body?: Buffer) =>
+        app.inject({
+          method: 'POST',
+          url: '/ingest/v1/trips',
+          payload:
+            body ?? gzipSync(JSON.stringify(gpsTrip({ startMs: Date.UTC(2026, 10, 3, 8 + n), vehicle: 'AC-100' }))),
+          headers: {
+            authorization: `Bearer ${secret}`,
+            'content-type': 'application/json',
+            'content-encoding': 'gzip',
+            'idempotency-key': `trip-limit-${n}-0000`,
+          },
+        });
+      expect((await upload(key, 1)).statusCode).toBe(202);
+      expect((await upload(key, 2)).statusCode).toBe(202);
+      const limited = await upload(key, 3);
+      expect(limited.statusCode).toBe(429);
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+      expect(limited.json()).toEqual({
+        ok: false,
+        error: expect.stringMatching(/^rate limit exceeded: 2 uploads per minute/),
+      });
+      // A body that cannot even be decompressed: the limit answers first, so it was never read.
+      const corrupt = await upload(key, 4, Buffer.from('this is not gzip'));
+      expect(corrupt.statusCode).toBe(429);
+      // Other keys have their own budget, and the limited key stored nothing more.
+      expect((await upload(other, 5)).statusCode).toBe(202);
+      const stored = await database.db.selectFrom('trip_uploads').select('idempotency_key').execute();
+      expect(stored.map((r) => r.idempotency_key).sort()).toEqual([
+        'trip-limit-1-0000',
+        'trip-limit-2-0000',
+        'trip-limit-5-0000',
+      ]);
+    } finally {
+      await app.close();
+      await database.close();
+    }
+  });
+});

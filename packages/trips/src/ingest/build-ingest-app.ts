@@ -121,7 +121,9 @@ export async function buildIngestApp(options: IngestAppOptions): Promise<Fastify
       });
       await ingest.register(rateLimit, {
         global: true,
-        hook: 'preHandler',
+        // After the key is known (onRequest) and before the body is read: a key over its limit costs no
+        // decompression or parsing of what may be a 64 MiB upload.
+        hook: 'preParsing',
         timeWindow: 60_000,
         max: options.rateLimit?.perMinute ?? DEFAULT_INGEST_RATE_LIMIT_PER_MIN,
         keyGenerator: (req) => req.ingestKey?.keyId ?? `ip:${req.ip}`,
