@@ -441,6 +441,10 @@ program
       const imported = summaries.reduce((n, s) => n + s.imported, 0);
       if (opts.score && imported > 0) await scoreQueue(db, imported);
       if (failedFiles === files.length) throw new Error('no trip could be imported');
+      // Like cp with several files: the others were imported, and the status still says one failed.
+      if (failedFiles > 0) {
+        throw new Error(`${failedFiles} of ${files.length} files had no trip imported (see the rejections above)`);
+      }
     }),
   );
 

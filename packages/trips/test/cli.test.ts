@@ -47,6 +47,14 @@ describe('admin CLI (npx trips)', () => {
     expect(imported.stdout).toContain('scoring: 1 scored, 0 failed');
     const again = await trips('import', file, '--fleet', 'fleet_cli', '--vehicle', 'CL-42');
     expect(again.stdout).toContain('0 imported, 1 duplicate, 0 rejected');
+    // One of two files fails entirely: both are reported, and the exit status says something failed.
+    const broken = path.join(dataDir, 'broken.gpx');
+    writeFileSync(broken, '<gpx><trk><trkseg><trkpt lat="95" lon="7"></trkpt></trkseg></trk></gpx>');
+    const partial = await trips('import', file, broken, '--fleet', 'fleet_cli', '--vehicle', 'CL-42').catch((e) => e);
+    expect(partial.code).toBe(1);
+    expect(partial.stdout).toContain('trip.ndjson: 0 imported, 1 duplicate, 0 rejected');
+    expect(partial.stdout).toContain('broken.gpx: 0 imported, 0 duplicates, 1 rejected');
+    expect(partial.stderr).toContain('trips: 1 of 2 files had no trip imported (see the rejections above)');
 
     const list = await trips('tokens', 'list', '--json');
     const [info] = JSON.parse(list.stdout) as Array<{ tokenId: string; fleets: string[]; status: string }>;
