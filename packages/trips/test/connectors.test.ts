@@ -4,7 +4,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { testDialects } from '@svc/platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importFile } from '../src/connectors/import-files.ts';
+import { importFile, readImportFile } from '../src/connectors/import-files.ts';
 import { createFleet } from '../src/store/fleets.ts';
 import { TRIPS_MIGRATION_TABLE, tripsMigrations } from '../src/store/migrations.ts';
 import type { TripsDatabase } from '../src/store/open-trips-database.ts';
@@ -211,6 +211,22 @@ describe.each(testDialects())('file connectors on $label', (dialect) => {
       const s = await importFile(database.db, file, options);
       expect(s).toMatchObject({ trips: 2, imported: 1 });
       expect(s.rejected).toEqual([{ location: 'lines 1-32', reason: expect.stringContaining('nested too deeply') }]);
+    });
+
+    it('refuses a file, or a gzip file once expanded, larger than the import reads in one piece', async () => {
+      const big = path.join(dir, 'big.csv');
+      writeFileSync(big, `lon,lat,time\n${'7.42,43.73,2026-11-03T10:00:00Z\n'.repeat(40_000)}`);
+      const bomb = path.join(dir, 'bomb.csv.gz');
+      writeFileSync(bomb, gzipSync(Buffer.alloc(3 * 1024 * 1024, 'a')));
+      for (const file of [big, bomb]) {
+        const { contents } = await readImportFile(file, 1024 * 1024);
+        expect(contents.trips, file).toEqual([]);
+        expect(contents.rejected, file).toEqual([
+          { location: 'file', reason: 'too large to import in one piece (over 1 MiB of data): split it' },
+        ]);
+      }
+      // Under the default limit the same file is read.
+      expect((await readImportFile(big)).contents.trips).toHaveLength(1);
     });
 
     it('reports an unknown format, a missing file and a vehicle of another fleet as rejections', async () => {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { DomainError } from '@svc/platform';
@@ -47,8 +47,18 @@ export function formatOf(file: string): FileFormat | null {
   return null;
 }
 
+/**
+ * Largest file (after gunzip) read: files are parsed whole, and V8's longest string is ~512 MiB. A month
+ * of one vehicle's 1 Hz positions as CSV is well under 256 MiB; a larger file is refused with a clear
+ * reason instead of failing the whole import.
+ */
+export const MAX_IMPORT_FILE_BYTES = 256 * 1024 * 1024;
+
 /** Reads and splits a file into trips, without storing anything. */
-export async function readImportFile(file: string): Promise<{ format: FileFormat | null; contents: FileContents }> {
+export async function readImportFile(
+  file: string,
+  maxBytes = MAX_IMPORT_FILE_BYTES,
+): Promise<{ format: FileFormat | null; contents: FileContents }> {
   const format = formatOf(file);
   if (!format) {
     return {
@@ -61,13 +71,25 @@ export async function readImportFile(file: string): Promise<{ format: FileFormat
       },
     };
   }
+  const refuse = (reason: string) => ({ format, contents: { trips: [], rejected: [{ location: 'file', reason }] } });
+  const tooLarge = () =>
+    refuse(`too large to import in one piece (over ${Math.round(maxBytes / 1024 / 1024)} MiB of data): split it`);
   let bytes: Buffer;
   try {
+    const size = (await stat(file)).size;
+    if (size > maxBytes) return tooLarge();
     bytes = await readFile(file);
-    if (bytes[0] === 0x1f && bytes[1] === 0x8b) bytes = gunzipSync(bytes);
+    if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
+      try {
+        bytes = gunzipSync(bytes, { maxOutputLength: maxBytes });
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return tooLarge();
+        throw err;
+      }
+    }
   } catch (err) {
     const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-    return { format, contents: { trips: [], rejected: [{ location: 'file', reason: `cannot read it (${reason})` }] } };
+    return refuse(`cannot read it (${reason})`);
   }
   const text = bytes.toString('utf8');
   const read = { gpx: readGpx, csv: readCsv, geojson: readGeoJson, ndjson: readNdjson }[format];
