@@ -14,6 +14,9 @@ const COLUMN_NAMES = {
   trip: ['trip', 'trip_id', 'tripid', 'journey', 'journey_id'],
 } as const;
 
+/** A cell that cannot be read; its message names the column and the value. */
+class CellError extends Error {}
+
 /** Splits one CSV line: `,` `;` or tab separated, double quotes around cells allowed (with "" escapes). */
 function splitLine(line: string, separator: string): string[] {
   const cells: string[] = [];
@@ -40,8 +43,9 @@ function splitLine(line: string, separator: string): string[] {
 /**
  * CSV with a header row: `lon`, `lat`, `time` required (common spellings accepted); optional speed
  * (`speed_kmh`, or `speed`/`speed_mps` in m/s), heading, accuracy, altitude, and a `trip_id` column
- * that splits the file into trips (one trip when absent). A trip with a bad row is rejected whole,
- * naming the line; other trips of the file are still imported.
+ * that splits the file into trips (one trip when absent). A trip with a bad row (a required value
+ * missing, or any value that is not a number) is rejected whole, naming the line; other trips of the file
+ * are still imported.
  */
 export function readCsv(text: string): FileContents {
   const out: FileContents = { trips: [], rejected: [] };
@@ -76,8 +80,17 @@ export function readCsv(text: string): FileContents {
     return out;
   }
   const trips = new Map<string, { samples: GpsSample[]; lines: number[]; error?: string }>();
-  const num = (cells: string[], i: number) =>
-    i >= 0 && cells[i] !== undefined && cells[i] !== '' ? Number(cells[i]) : undefined;
+  // With `;` or tab between cells, a comma inside a number is a decimal comma (European spreadsheets).
+  const decimal = (cell: string) => (separator === ',' ? cell : cell.replace(',', '.'));
+  /** An optional numeric cell: undefined when absent or empty; a bad value throws, naming the column. */
+  const num = (cells: string[], i: number): number | undefined => {
+    const cell = i >= 0 ? cells[i] : undefined;
+    if (cell === undefined || cell === '') return undefined;
+    const value = Number(decimal(cell));
+    if (!Number.isFinite(value))
+      throw new CellError(`${names[i]} ${JSON.stringify(cell.slice(0, 40))} is not a number`);
+    return value;
+  };
   for (let i = headerIndex + 1; i < lines.length; i++) {
     const line = lines[i]!;
     if (line.trim() === '') continue;
@@ -89,17 +102,26 @@ export function readCsv(text: string): FileContents {
       trips.set(tripKey, trip);
     }
     if (trip.error) continue;
-    const kmh = num(cells, c.speedKmh);
-    const sample = gpsSample({
-      lon: cells[c.lon],
-      lat: cells[c.lat],
-      t: parseTime(cells[c.time]),
-      ...(kmh !== undefined ? { speedMps: kmh / 3.6 } : {}),
-      ...(kmh === undefined && num(cells, c.speedMps) !== undefined ? { speedMps: num(cells, c.speedMps)! } : {}),
-      ...(num(cells, c.heading) !== undefined ? { headingDeg: num(cells, c.heading)! } : {}),
-      ...(num(cells, c.accuracy) !== undefined ? { accuracyM: num(cells, c.accuracy)! } : {}),
-      ...(num(cells, c.altitude) !== undefined ? { altitudeM: num(cells, c.altitude)! } : {}),
-    });
+    let sample: GpsSample | string;
+    try {
+      const kmh = num(cells, c.speedKmh);
+      const mps = num(cells, c.speedMps);
+      const heading = num(cells, c.heading);
+      const accuracy = num(cells, c.accuracy);
+      const altitude = num(cells, c.altitude);
+      sample = gpsSample({
+        lon: cells[c.lon] === undefined ? undefined : decimal(cells[c.lon]!),
+        lat: cells[c.lat] === undefined ? undefined : decimal(cells[c.lat]!),
+        t: parseTime(cells[c.time]),
+        ...(kmh !== undefined ? { speedMps: kmh / 3.6 } : mps !== undefined ? { speedMps: mps } : {}),
+        ...(heading !== undefined ? { headingDeg: heading } : {}),
+        ...(accuracy !== undefined ? { accuracyM: accuracy } : {}),
+        ...(altitude !== undefined ? { altitudeM: altitude } : {}),
+      });
+    } catch (err) {
+      if (!(err instanceof CellError)) throw err;
+      sample = err.message;
+    }
     if (typeof sample === 'string') trip.error = `line ${i + 1}: ${sample}`;
     else {
       trip.samples.push(sample);

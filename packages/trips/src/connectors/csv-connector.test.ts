@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { readCsv } from './csv-connector.ts';
+
+const rows = (n: number, row: (i: number) => string) => Array.from({ length: n }, (_, i) => row(i));
+const iso = (i: number) => new Date(Date.UTC(2026, 10, 3, 10, 0, i)).toISOString();
+
+describe('readCsv', () => {
+  it('reads decimal commas in a file separated by semicolons, as European spreadsheets export it', () => {
+    const text = ['lat;lon;time;speed_kmh;altitude', ...rows(3, (i) => `48,1${i};11,57;${iso(i)};36,0;512,5`)].join(
+      '\n',
+    );
+    const { trips, rejected } = readCsv(text);
+    expect(rejected).toEqual([]);
+    expect(trips[0]!.samples[1]).toEqual({
+      type: 'gps',
+      t: Date.UTC(2026, 10, 3, 10, 0, 1),
+      lat: 48.11,
+      lon: 11.57,
+      speedMps: 10,
+      altitudeM: 512.5,
+    });
+  });
+
+  it('rejects a trip with a value that is not a number, naming the line and the column, and keeps the others', () => {
+    const text = [
+      'trip_id,lon,lat,time,speed,heading',
+      ...rows(3, (i) => `A,7.42,43.73,${iso(i)},3.5,90`),
+      ...rows(3, (i) => `B,7.42,43.73,${iso(100 + i)},${i === 1 ? 'fast' : '4'},90`),
+    ].join('\n');
+    const { trips, rejected } = readCsv(text);
+    expect(trips.map((t) => t.label)).toEqual(['trip "A" (lines 2-4)']);
+    expect(rejected).toEqual([{ location: 'trip "B"', reason: 'line 6: speed "fast" is not a number' }]);
+  });
+
+  it('keeps commas as separators, not decimals, in a comma-separated file', () => {
+    const { trips, rejected } = readCsv(['lon,lat,time,heading', `7.42,43.73,${iso(0)},"1,5"`].join('\n'));
+    expect(trips).toEqual([]);
+    expect(rejected).toEqual([{ location: 'the file', reason: 'line 2: heading "1,5" is not a number' }]);
+  });
+});
