@@ -173,6 +173,10 @@ describe.each(testDialects())('read API on $label', (dialect) => {
         ['/v1/trips?page=1&page=2', 'more than once'],
         ['/v1/trips?tier=Excellent', 'tier must be'],
         ['/v1/trips?from=yesterday', 'from must be an ISO 8601'],
+        ['/v1/trips?from=2026-02-29', 'from must be an ISO 8601'],
+        // An impossible day is refused in a date-time too, not rolled over into the next month.
+        ['/v1/trips?from=2026-02-29T08:00:00Z', 'from must be an ISO 8601'],
+        ['/v1/trips?to=2026-11-31T00:00:00%2B01:00', 'to must be an ISO 8601'],
         ['/v1/trips/not-a-trip', 'malformed trip id'],
         ['/v1/vehicles/%20%20', 'malformed plate'],
         ['/v1/vehicles/AB-1?window=3', 'window must be'],
