@@ -73,6 +73,17 @@ describe('admin CLI (npx trips)', () => {
     expect(rescored.stdout).toMatch(/run 1 \(model .+\): 1 rescored, 0 not scorable/);
   }, 180_000);
 
+  it('refuses an --expires past the last representable date instead of storing a token tokens list cannot show', async () => {
+    await trips('fleets', 'create', '--name', 'Expiry fleet', '--id', 'fleet_expiry', '--env', 'sandbox');
+    const args = ['tokens', 'create', '--fleet', 'fleet_expiry', '--env', 'sandbox', '--expires'];
+    const failure = await trips(...args, '999999999d').catch((e) => e);
+    expect(failure.code).toBe(1);
+    expect(failure.stdout).toBe('');
+    expect(failure.stderr.trim().split('\n')).toEqual([expect.stringContaining('--expires "999999999d"')]);
+    const list = await trips('tokens', 'list', '--json', '--env', 'sandbox');
+    expect(JSON.parse(list.stdout)).toEqual([]);
+  }, 60_000);
+
   it('fails with one line on stderr and a non-zero status for bad input', async () => {
     const failure = await trips('vehicles', 'create', '--fleet', 'fleet_none', '--plate', 'X-1').catch((e) => e);
     expect(failure.code).toBe(1);

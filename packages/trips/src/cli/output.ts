@@ -32,7 +32,10 @@ export function parseExpiry(value: string, nowMs = Date.now()): number {
     const unit = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 }[
       d[2]!.toLowerCase() as 'm' | 'h' | 'd' | 'w'
     ];
-    return nowMs + Number(d[1]) * unit;
+    const ms = nowMs + Number(d[1]) * unit;
+    // Past +275760-09-13 a JavaScript date cannot hold it: the token could never be shown or listed.
+    if (!Number.isFinite(new Date(ms).getTime())) throw new Error(`--expires "${value}" is too far in the future`);
+    return ms;
   }
   const ms = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
   if (!Number.isFinite(ms)) {

@@ -47,6 +47,9 @@ export async function createApiToken(
   if (input.expiresAtMs != null && input.expiresAtMs <= nowMs) {
     throw new InvalidInputError('token expiry must be in the future');
   }
+  if (input.expiresAtMs != null && !Number.isFinite(new Date(input.expiresAtMs).getTime())) {
+    throw new InvalidInputError('token expiry is past the last date that can be stored (+275760-09-13)');
+  }
   const limit = input.rateLimitPerMin ?? null;
   if (limit !== null && (!Number.isInteger(limit) || limit < 1 || limit > 1_000_000)) {
     throw new InvalidInputError('rate limit must be an integer between 1 and 1000000 requests per minute');
