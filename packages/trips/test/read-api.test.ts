@@ -317,6 +317,33 @@ describe.each(testDialects())('read API on $label', (dialect) => {
       expect(post.json().error).toContain('read-only');
     });
 
+    it('answers a write method with the same 404 whatever body it carries (malformed, too large)', async () => {
+      const token = world.fleets[0]!.token;
+      for (const [method, url, payload] of [
+        ['POST', '/v1/trips', '{not json'],
+        ['PUT', '/v1/trips/trip_x', '{"ok":'],
+        ['DELETE', '/v1/vehicles/AB-1', '['],
+        ['PATCH', '/v1/trips', 'x'.repeat(2 * 1024 * 1024)],
+      ] as const) {
+        const res = await app.inject({
+          method,
+          url,
+          payload,
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        });
+        expect(res.statusCode, `${method} ${url}`).toBe(404);
+        expect(res.json()).toEqual({ ok: false, error: `${method} is not supported: the API is read-only, use GET` });
+      }
+      const elsewhere = await app.inject({
+        method: 'POST',
+        url: '/nothing',
+        payload: '{not json',
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(elsewhere.statusCode).toBe(404);
+      expect(elsewhere.json().error).toContain('no such endpoint: POST /nothing');
+    });
+
     it('serves the OpenAPI document without credentials', async () => {
       const res = await app.inject({ url: '/openapi.json' });
       expect(res.statusCode).toBe(200);
