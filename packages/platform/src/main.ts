@@ -30,6 +30,13 @@ export function describeFailure(err: unknown): string {
  * failing action exits non-zero with a single line on stderr.
  */
 export async function runCli(program: Command, argv: string[] = process.argv): Promise<void> {
+  // `cli list | head -1`: once the reader is gone, stop quietly instead of dying on an unhandled EPIPE
+  // with a stack trace. Any other failure to write the output is one line on stderr.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    process.stderr.write(`${program.name()}: cannot write the output: ${err.code ?? err.message}\n`);
+    process.exit(1);
+  });
   program.exitOverride();
   program.configureOutput({
     writeErr: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),

@@ -292,7 +292,7 @@ tokens
           fleets: opts.fleet,
           admin: opts.admin ?? false,
           owner: opts.owner,
-          expiresAtMs: opts.expires ? parseExpiry(opts.expires) : null,
+          expiresAtMs: opts.expires !== undefined ? parseExpiry(opts.expires) : null,
           rateLimitPerMin: rate,
         });
         process.stdout.write(`${secret}\n`);

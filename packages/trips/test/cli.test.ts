@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -80,6 +80,31 @@ describe('admin CLI (npx trips)', () => {
     const rescored = await trips('rescore', '--all');
     expect(rescored.stdout).toMatch(/run 1 \(model .+\): 1 rescored, 0 not scorable/);
   }, 180_000);
+
+  it('refuses an --expires past the last representable date instead of storing a token tokens list cannot show', async () => {
+    await trips('fleets', 'create', '--name', 'Expiry fleet', '--id', 'fleet_expiry', '--env', 'sandbox');
+    const args = ['tokens', 'create', '--fleet', 'fleet_expiry', '--env', 'sandbox', '--expires'];
+    const failure = await trips(...args, '999999999d').catch((e) => e);
+    expect(failure.code).toBe(1);
+    expect(failure.stdout).toBe('');
+    expect(failure.stderr.trim().split('\n')).toEqual([expect.stringContaining('--expires "999999999d"')]);
+    const list = await trips('tokens', 'list', '--json', '--env', 'sandbox');
+    expect(JSON.parse(list.stdout)).toEqual([]);
+  }, 60_000);
+
+  it('stops quietly when its reader goes away (trips tokens list | head -1), without a stack trace', async () => {
+    await trips('fleets', 'create', '--name', 'Pipe fleet', '--id', 'fleet_pipe', '--env', 'sandbox');
+    const child = spawn(process.execPath, [BIN, 'fleets', 'list', '--env', 'sandbox'], { env });
+    // The reader is gone before the command writes its first line: every write fails with EPIPE.
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+  }, 60_000);
 
   it('fails with one line on stderr and a non-zero status for bad input', async () => {
     const failure = await trips('vehicles', 'create', '--fleet', 'fleet_none', '--plate', 'X-1').catch((e) => e);

@@ -173,6 +173,10 @@ describe.each(testDialects())('read API on $label', (dialect) => {
         ['/v1/trips?page=1&page=2', 'more than once'],
         ['/v1/trips?tier=Excellent', 'tier must be'],
         ['/v1/trips?from=yesterday', 'from must be an ISO 8601'],
+        ['/v1/trips?from=2026-02-29', 'from must be an ISO 8601'],
+        // An impossible day is refused in a date-time too, not rolled over into the next month.
+        ['/v1/trips?from=2026-02-29T08:00:00Z', 'from must be an ISO 8601'],
+        ['/v1/trips?to=2026-11-31T00:00:00%2B01:00', 'to must be an ISO 8601'],
         ['/v1/trips/not-a-trip', 'malformed trip id'],
         ['/v1/vehicles/%20%20', 'malformed plate'],
         ['/v1/vehicles/AB-1?window=3', 'window must be'],
@@ -311,6 +315,33 @@ describe.each(testDialects())('read API on $label', (dialect) => {
       });
       expect(post.statusCode).toBe(404);
       expect(post.json().error).toContain('read-only');
+    });
+
+    it('answers a write method with the same 404 whatever body it carries (malformed, too large)', async () => {
+      const token = world.fleets[0]!.token;
+      for (const [method, url, payload] of [
+        ['POST', '/v1/trips', '{not json'],
+        ['PUT', '/v1/trips/trip_x', '{"ok":'],
+        ['DELETE', '/v1/vehicles/AB-1', '['],
+        ['PATCH', '/v1/trips', 'x'.repeat(2 * 1024 * 1024)],
+      ] as const) {
+        const res = await app.inject({
+          method,
+          url,
+          payload,
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        });
+        expect(res.statusCode, `${method} ${url}`).toBe(404);
+        expect(res.json()).toEqual({ ok: false, error: `${method} is not supported: the API is read-only, use GET` });
+      }
+      const elsewhere = await app.inject({
+        method: 'POST',
+        url: '/nothing',
+        payload: '{not json',
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(elsewhere.statusCode).toBe(404);
+      expect(elsewhere.json().error).toContain('no such endpoint: POST /nothing');
     });
 
     it('serves the OpenAPI document without credentials', async () => {

@@ -55,14 +55,7 @@ export async function buildApiApp(options: ApiAppOptions): Promise<FastifyInstan
   await app.register(compress, { global: true, globalDecompression: false, threshold: 1024 });
 
   app.setErrorHandler((err: FastifyError | ApiError, req, reply) => sendError(err, req, reply));
-  app.setNotFoundHandler((req, reply) => {
-    const path = req.url.split('?')[0] ?? req.url;
-    const message =
-      req.method !== 'GET' && req.method !== 'HEAD' && path.startsWith('/v1/')
-        ? `${req.method} is not supported: the API is read-only, use GET`
-        : `no such endpoint: ${req.method} ${path.slice(0, 200)} (see /openapi.json)`;
-    void reply.code(404).send({ ok: false, error: message });
-  });
+  app.setNotFoundHandler((req, reply) => sendNotFound(req, reply));
 
   registerOpsRoutes(app, {
     readiness: async () => {
@@ -105,8 +98,21 @@ export async function buildApiApp(options: ApiAppOptions): Promise<FastifyInstan
   return app;
 }
 
+/** No route: an unknown endpoint, or a method other than GET on a `/v1` path (the API is read-only). */
+function sendNotFound(req: FastifyRequest, reply: FastifyReply) {
+  const path = req.url.split('?')[0] ?? req.url;
+  const message =
+    req.method !== 'GET' && req.method !== 'HEAD' && path.startsWith('/v1/')
+      ? `${req.method} is not supported: the API is read-only, use GET`
+      : `no such endpoint: ${req.method} ${path.slice(0, 200)} (see /openapi.json)`;
+  return reply.code(404).send({ ok: false, error: message });
+}
+
 /** Every error becomes `{ ok: false, error }` with one of the documented statuses; a 500 hides its cause. */
 function sendError(err: FastifyError | ApiError, req: FastifyRequest, reply: FastifyReply) {
+  // A request without a route fails in body parsing (malformed JSON, too large) before reaching the
+  // not-found handler: it still gets that 404, not a 400 about a body no endpoint would read.
+  if (req.is404) return sendNotFound(req, reply);
   if (err instanceof ApiError) {
     if (err.statusCode === 401) reply.header('www-authenticate', 'Bearer realm="trips"');
     return reply.code(err.statusCode).send({ ok: false, error: err.message });

@@ -49,6 +49,14 @@ function show(raw: string): string {
   return JSON.stringify(raw.length > 40 ? `${raw.slice(0, 40)}...` : raw);
 }
 
+/** Midnight UTC of a `YYYY-MM-DD` calendar day, or NaN when no such day exists (2026-02-29, 2026-11-31). */
+function utcMidnight(date: string): number {
+  const match = DATE_ONLY.exec(date);
+  if (!match) return Number.NaN;
+  const ms = Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]));
+  return new Date(ms).toISOString().slice(0, 10) === date ? ms : Number.NaN;
+}
+
 /**
  * An ISO 8601 date (`2026-11-20`, midnight UTC) or date-time with an offset (`2026-11-20T08:00:00+01:00`).
  * A date-only `to` means the end of that day, so `from=2026-11-01&to=2026-11-30` covers all of November.
@@ -56,13 +64,12 @@ function show(raw: string): string {
 function instant(query: Query, name: 'from' | 'to'): number | undefined {
   const raw = single(query, name);
   if (raw === undefined) return undefined;
-  const dateOnly = DATE_ONLY.exec(raw);
   let ms = Number.NaN;
-  if (dateOnly) {
-    ms = Date.UTC(Number(dateOnly[1]), Number(dateOnly[2]) - 1, Number(dateOnly[3]));
-    if (new Date(ms).toISOString().slice(0, 10) !== raw) ms = Number.NaN;
-    else if (name === 'to') ms += DAY_MS;
-  } else if (DATE_TIME.test(raw)) {
+  if (DATE_ONLY.test(raw)) {
+    ms = utcMidnight(raw);
+    if (name === 'to') ms += DAY_MS;
+  } else if (DATE_TIME.test(raw) && Number.isFinite(utcMidnight(raw.slice(0, 10)))) {
+    // The date part is checked on its own: Date.parse rolls an impossible day over (2026-02-30 -> March 2).
     ms = Date.parse(raw);
   }
   if (!Number.isFinite(ms)) {

@@ -24,17 +24,33 @@ export function printRows(
 }
 
 const DURATION = /^(\d+)\s*(m|h|d|w)$/i;
+/** A date, or a date-time with an optional offset (without one it is local time, as in Date.parse). */
+const ISO_DATE_TIME = /^(\d{4}-\d{2}-\d{2})(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?)?$/;
+
+function isCalendarDay(date: string): boolean {
+  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
+  const ms = Date.UTC(y, m - 1, d);
+  return Number.isFinite(ms) && new Date(ms).toISOString().slice(0, 10) === date;
+}
 
 /** `--expires`: a duration from now (`90d`, `12h`, `30m`, `2w`) or an ISO 8601 date or date-time. */
 export function parseExpiry(value: string, nowMs = Date.now()): number {
-  const d = DURATION.exec(value.trim());
+  const text = value.trim();
+  const d = DURATION.exec(text);
   if (d) {
     const unit = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 }[
       d[2]!.toLowerCase() as 'm' | 'h' | 'd' | 'w'
     ];
-    return nowMs + Number(d[1]) * unit;
+    const ms = nowMs + Number(d[1]) * unit;
+    // Past +275760-09-13 a JavaScript date cannot hold it: the token could never be shown or listed.
+    if (!Number.isFinite(new Date(ms).getTime())) throw new Error(`--expires "${value}" is too far in the future`);
+    return ms;
   }
-  const ms = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
+  // Only ISO 8601, and only days that exist: Date.parse alone takes "1" as the year 2001 and rolls
+  // 2027-02-30 over into March.
+  const iso = ISO_DATE_TIME.exec(text);
+  if (iso && !isCalendarDay(iso[1]!)) throw new Error(`--expires "${value}": ${iso[1]} is not a day of the calendar`);
+  const ms = iso ? Date.parse(iso[2] ? text : `${text}T00:00:00Z`) : Number.NaN;
   if (!Number.isFinite(ms)) {
     throw new Error(`--expires "${value}" is neither a duration (90d, 12h, 30m, 2w) nor an ISO 8601 date`);
   }

@@ -42,10 +42,15 @@ export async function createApiToken(
   if (fleets.length === 0) throw new InvalidInputError('a token needs at least one fleet (--fleet <id>)');
   const names: string[] = [];
   for (const fleetId of fleets) names.push((await requireFleet(db, fleetId)).name);
-  const owner = (input.owner ?? names.join(', ')).trim();
-  if (owner.length === 0 || owner.length > 200) throw new InvalidInputError('token owner must be 1-200 characters');
+  const owner = (input.owner ?? defaultOwner(names)).trim();
+  if (owner.length === 0 || owner.length > OWNER_MAX_CHARS) {
+    throw new InvalidInputError(`token owner must be 1-${OWNER_MAX_CHARS} characters`);
+  }
   if (input.expiresAtMs != null && input.expiresAtMs <= nowMs) {
     throw new InvalidInputError('token expiry must be in the future');
+  }
+  if (input.expiresAtMs != null && !Number.isFinite(new Date(input.expiresAtMs).getTime())) {
+    throw new InvalidInputError('token expiry is past the last date that can be stored (+275760-09-13)');
   }
   const limit = input.rateLimitPerMin ?? null;
   if (limit !== null && (!Number.isInteger(limit) || limit < 1 || limit > 1_000_000)) {
@@ -89,6 +94,21 @@ export async function createApiToken(
       revokedAt: null,
     },
   };
+}
+
+const OWNER_MAX_CHARS = 200;
+
+/**
+ * The owner of a token created without one: its fleets' names, as many as fit (an admin token may reach
+ * dozens of fleets), then how many more.
+ */
+function defaultOwner(names: string[]): string {
+  for (let shown = names.length; shown >= 1; shown--) {
+    const more = names.length - shown;
+    const owner = `${names.slice(0, shown).join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
+    if (owner.length <= OWNER_MAX_CHARS) return owner;
+  }
+  return `${names.length} fleets`;
 }
 
 /** Every token of the environment (never the secrets). */

@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { parseExpiry } from './output.ts';
+
+describe('tokens create --expires', () => {
+  const now = Date.UTC(2026, 10, 21, 12);
+
+  it('takes a duration from now, an ISO 8601 date (midnight UTC) or an ISO 8601 date-time', () => {
+    expect(parseExpiry('90d', now)).toBe(now + 90 * 86_400_000);
+    expect(parseExpiry('12h', now)).toBe(now + 12 * 3_600_000);
+    expect(parseExpiry('2w', now)).toBe(now + 14 * 86_400_000);
+    expect(parseExpiry('2027-01-31', now)).toBe(Date.UTC(2027, 0, 31));
+    expect(parseExpiry('2028-02-29', now)).toBe(Date.UTC(2028, 1, 29));
+    expect(parseExpiry('2027-01-31T08:30:00+01:00', now)).toBe(Date.UTC(2027, 0, 31, 7, 30));
+    expect(parseExpiry('2027-01-31T08:30Z', now)).toBe(Date.UTC(2027, 0, 31, 8, 30));
+  });
+
+  it('refuses a day that does not exist instead of rolling it over into the next month', () => {
+    for (const bad of ['2027-02-29', '2027-02-30', '2027-04-31', '2027-13-01', '2027-02-30T10:00:00Z']) {
+      expect(() => parseExpiry(bad, now), bad).toThrow('is not a day of the calendar');
+    }
+  });
+
+  it('refuses what is not ISO 8601 rather than guessing (a bare "1" is not the year 2001)', () => {
+    for (const bad of ['1', '90', 'May 5', '12/31/2027', 'tomorrow', '90 days', '']) {
+      expect(() => parseExpiry(bad, now), bad).toThrow(`--expires "${bad}" is neither a duration`);
+    }
+  });
+});
