@@ -152,7 +152,7 @@ export async function buildApp(deps: BuildAppDeps): Promise<CmsApp> {
     watcher?.check();
     done();
   });
-  registerOpsRoutes(app, { readiness: () => database.ping() });
+  registerOpsRoutes(app, { readiness: () => database.ping(), metricsToken: deps.config.metricsToken });
   await mountRestApi(app, server, ctx.siteRoot ? { siteRoot: ctx.siteRoot } : {});
   for (const module of modules) await module.registerHttp?.(app, ctx);
   return { app, ctx, auth, appPasswords };

@@ -179,6 +179,10 @@ export function baseConfigSpec(service: { prefix: string; defaultPort: number })
       doc: 'Redis URL for state several nodes share; in-memory when unset',
     }),
     logLevel: env([`${p}LOG_LEVEL`, 'LOG_LEVEL'], logLevelSchema, { doc: 'pino log level' }),
+    metricsToken: env('METRICS_TOKEN', z.string().min(16, { error: 'must be at least 16 characters' }).optional(), {
+      secret: true,
+      doc: 'Bearer token GET /metrics requires; without it metrics are served to loopback clients only',
+    }),
     shutdownTimeoutMs: env('SHUTDOWN_TIMEOUT_MS', positiveIntSchema(10_000), {
       doc: 'How long in-flight requests may take to finish on SIGTERM/SIGINT',
     }),

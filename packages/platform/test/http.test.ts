@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHttpApp, createLogger, registerOpsRoutes } from '../src/index.ts';
 
-function buildTestApp(readiness?: () => Promise<void>) {
+function buildTestApp(readiness?: () => Promise<void>, metricsToken?: string) {
   const lines: Record<string, unknown>[] = [];
   const destination = new Writable({
     write(chunk, _enc, done) {
@@ -12,7 +12,7 @@ function buildTestApp(readiness?: () => Promise<void>) {
     },
   });
   const app = createHttpApp({ logger: createLogger({ destination, name: 'test' }) });
-  registerOpsRoutes(app, readiness ? { readiness } : {});
+  registerOpsRoutes(app, { ...(readiness ? { readiness } : {}), metricsToken });
   app.get('/v1/things/:id', async (req) => ({ ok: true, id: (req.params as { id: string }).id }));
   app.get('/v1/boom', async () => {
     throw new Error('database password is hunter2');
@@ -105,6 +105,48 @@ describe('ops routes', () => {
     expect(res.body).toContain('route="<unmatched>",status="404"');
     expect(res.body).toContain('http_request_duration_seconds_bucket');
     expect(res.body).toContain('process_cpu_user_seconds_total');
+  });
+});
+
+describe('GET /metrics access', () => {
+  it('without METRICS_TOKEN serves loopback clients only, judging by the socket, not X-Forwarded-For', async () => {
+    const { app } = buildTestApp();
+    apps.push(app);
+    const local = await app.inject({ url: '/metrics', remoteAddress: '127.0.0.1' });
+    expect(local.statusCode).toBe(200);
+    expect((await app.inject({ url: '/metrics', remoteAddress: '::1' })).statusCode).toBe(200);
+    for (const remoteAddress of ['10.1.2.3', '2001:db8::1', '::ffff:192.0.2.7']) {
+      const remote = await app.inject({ url: '/metrics', remoteAddress, headers: { 'x-forwarded-for': '127.0.0.1' } });
+      expect(remote.statusCode, remoteAddress).toBe(403);
+      expect(remote.json()).toEqual({
+        ok: false,
+        error: 'metrics are served to this machine only; set METRICS_TOKEN to scrape them remotely',
+      });
+      expect(remote.body).not.toContain('http_requests_total');
+    }
+  });
+
+  it('with METRICS_TOKEN requires it from every client, loopback included', async () => {
+    const token = 'scrape-secret-0123456789';
+    const { app } = buildTestApp(undefined, token);
+    apps.push(app);
+    for (const authorization of [undefined, 'Bearer wrong-secret-0123456789', `Basic ${token}`, `Bearer ${token}x`]) {
+      const res = await app.inject({
+        url: '/metrics',
+        remoteAddress: '127.0.0.1',
+        headers: authorization ? { authorization } : {},
+      });
+      expect(res.statusCode, String(authorization)).toBe(401);
+      expect(res.headers['www-authenticate']).toBe('Bearer realm="metrics"');
+      expect(res.body).not.toContain('http_requests_total');
+    }
+    const ok = await app.inject({
+      url: '/metrics',
+      remoteAddress: '203.0.113.9',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.body).toContain('http_requests_total');
   });
 });
 

@@ -1,15 +1,30 @@
-import type { FastifyInstance } from 'fastify';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 export interface OpsRoutesOptions {
   /** Throws (or rejects) when the service cannot serve traffic, e.g. the database does not answer. */
   readiness?: () => Promise<void>;
   /** Path prefix for the three routes, e.g. '' (default) or '/_ops'. Keep it outside the API prefix. */
   prefix?: string;
+  /**
+   * Bearer token `GET /metrics` requires (config METRICS_TOKEN). Without one, metrics are served to
+   * clients on the loopback interface only: request counts per route are not for the public.
+   */
+  metricsToken?: string | undefined;
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest();
+
+/** Whether the TCP peer (not a forwarded-for header, which anyone can write) is this machine. */
+function fromLoopback(req: FastifyRequest): boolean {
+  const address = req.socket.remoteAddress ?? '';
+  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
 }
 
 /**
  * Mounts `GET /healthz` (the process is alive), `GET /readyz` (its dependencies answer) and
- * `GET /metrics` (Prometheus text format). They stay outside the public API prefix and its auth.
+ * `GET /metrics` (Prometheus text format). They stay outside the public API prefix and its auth; metrics
+ * have their own (see OpsRoutesOptions.metricsToken).
  */
 export function registerOpsRoutes(app: FastifyInstance, options: OpsRoutesOptions = {}): void {
   const prefix = options.prefix ?? '';
@@ -31,7 +46,22 @@ export function registerOpsRoutes(app: FastifyInstance, options: OpsRoutesOption
     }
   });
 
-  app.get(`${prefix}/metrics`, async (_req, reply) => {
+  const expected = options.metricsToken ? sha256(`Bearer ${options.metricsToken}`) : null;
+  app.get(`${prefix}/metrics`, async (req, reply) => {
+    if (expected) {
+      // Compared as digests: equal lengths for timingSafeEqual, and no timing hint about the token.
+      if (!timingSafeEqual(sha256(req.headers.authorization ?? ''), expected)) {
+        reply.header('www-authenticate', 'Bearer realm="metrics"');
+        return reply.code(401).send({ ok: false, error: 'metrics need "Authorization: Bearer <METRICS_TOKEN>"' });
+      }
+    } else if (!fromLoopback(req)) {
+      return reply
+        .code(403)
+        .send({
+          ok: false,
+          error: 'metrics are served to this machine only; set METRICS_TOKEN to scrape them remotely',
+        });
+    }
     const registry = app.httpMetrics.registry;
     reply.header('content-type', registry.contentType);
     return registry.metrics();

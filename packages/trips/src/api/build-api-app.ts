@@ -23,6 +23,8 @@ export interface ApiAppOptions {
   metrics?: HttpMetrics;
   /** Extra readiness check besides the database (e.g. Redis). */
   readiness?: () => Promise<void>;
+  /** Bearer token `GET /metrics` requires (METRICS_TOKEN); loopback clients only without one. */
+  metricsToken?: string | undefined;
 }
 
 /**
@@ -62,6 +64,7 @@ export async function buildApiApp(options: ApiAppOptions): Promise<FastifyInstan
       await database.ping();
       await options.readiness?.();
     },
+    metricsToken: options.metricsToken,
   });
   app.get('/openapi.json', async (_req, reply) => {
     reply.header('cache-control', 'public, max-age=300');

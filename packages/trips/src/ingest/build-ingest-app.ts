@@ -33,6 +33,8 @@ export interface IngestAppOptions {
   onQueued?: (tripId: string) => void;
   rateLimit?: { perMinute?: number; redis?: Redis | undefined };
   metrics?: HttpMetrics;
+  /** Bearer token `GET /metrics` requires (METRICS_TOKEN); loopback clients only without one. */
+  metricsToken?: string | undefined;
 }
 
 declare module 'fastify' {
@@ -76,7 +78,7 @@ export async function buildIngestApp(options: IngestAppOptions): Promise<Fastify
       .code(404)
       .send({ ok: false, error: `no such endpoint: ${req.method} ${req.url.split('?')[0]?.slice(0, 200)}` });
   });
-  registerOpsRoutes(app, { readiness: () => database.ping() });
+  registerOpsRoutes(app, { readiness: () => database.ping(), metricsToken: options.metricsToken });
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(['application/json', 'application/x-ndjson'], { parseAs: 'buffer' }, (req, body, done) => {

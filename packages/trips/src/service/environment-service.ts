@@ -75,6 +75,7 @@ export async function startEnvironment(options: EnvironmentServiceOptions): Prom
     clock,
     bodyLimitBytes: config.ingestBodyLimitMb * 1024 * 1024,
     rateLimit: { perMinute: config.ingestRateLimitPerMin, redis: options.redis },
+    metricsToken: config.metricsToken,
     onQueued: () => worker?.notify(),
   });
   const port = environment === 'production' ? config.port : config.sandboxPort;
@@ -124,6 +125,7 @@ function buildEnvironmentApi(
     logger,
     clock,
     rateLimit: { perMinute: config.rateLimitPerMin, redis },
+    metricsToken: config.metricsToken,
     ...(redis ? { readiness: async () => void (await redis.ping()) } : {}),
   });
 }
