@@ -177,6 +177,8 @@ describe.each(testDialects())('read API on $label', (dialect) => {
         // An impossible day is refused in a date-time too, not rolled over into the next month.
         ['/v1/trips?from=2026-02-29T08:00:00Z', 'from must be an ISO 8601'],
         ['/v1/trips?to=2026-11-31T00:00:00%2B01:00', 'to must be an ISO 8601'],
+        // An offset's '+' not percent-encoded arrives as a space: the message says how to send it.
+        ['/v1/trips?from=2026-11-20T08:00:00+01:00', 'a "+" in a URL must be sent as %2B'],
         ['/v1/trips/not-a-trip', 'malformed trip id'],
         ['/v1/vehicles/%20%20', 'malformed plate'],
         ['/v1/vehicles/AB-1?window=3', 'window must be'],

@@ -73,8 +73,10 @@ function instant(query: Query, name: 'from' | 'to'): number | undefined {
     ms = Date.parse(raw);
   }
   if (!Number.isFinite(ms)) {
+    // A '+' written into a URL as it is arrives as a space (form encoding): say so, it is the usual cause.
+    const hint = DATE_TIME.test(raw.replace(' ', '+')) ? '; a "+" in a URL must be sent as %2B' : '';
     throw badRequest(
-      `${name} must be an ISO 8601 date (2026-11-20) or date-time with offset (2026-11-20T08:00:00Z) (got ${show(raw)})`,
+      `${name} must be an ISO 8601 date (2026-11-20) or date-time with offset (2026-11-20T08:00:00Z) (got ${show(raw)})${hint}`,
     );
   }
   return ms;
