@@ -548,6 +548,20 @@ queue
     withDatabase(opts.env, async (db) => {
       const n = await requeue(db.db, { ...(tripIds.length > 0 ? { tripIds } : {}), failedOnly: true }, Date.now());
       process.stdout.write(`${n} trip${n === 1 ? '' : 's'} queued again\n`);
+      if (tripIds.length === 0) return;
+      // Ids given that were not failed uploads: say what they are, and fail for ids that do not exist.
+      const found = await db.db
+        .selectFrom('trip_uploads')
+        .select(['trip_id', 'status'])
+        .where('trip_id', 'in', tripIds)
+        .execute();
+      const status = new Map(found.map((r) => [r.trip_id, r.status]));
+      const unknown = tripIds.filter((id) => !status.has(id));
+      for (const id of tripIds) {
+        const s = status.get(id);
+        if (s !== undefined && s !== 'queued') process.stdout.write(`  ${id} is ${s}, not failed: left as it is\n`);
+      }
+      if (unknown.length > 0) throw new Error(`no upload ${unknown.join(', ')} in the ${opts.env} store`);
     }),
   );
 

@@ -56,6 +56,7 @@ describe('admin CLI (npx trips)', () => {
     expect(partial.stdout).toContain('broken.gpx: 0 imported, 0 duplicates, 1 rejected');
     expect(partial.stderr).toContain('trips: 1 of 2 files had no trip imported (see the rejections above)');
 
+    let scoredTripId = '';
     const list = await trips('tokens', 'list', '--json');
     const [info] = JSON.parse(list.stdout) as Array<{ tokenId: string; fleets: string[]; status: string }>;
     expect(info).toMatchObject({ fleets: ['fleet_cli'], status: 'active' });
@@ -69,6 +70,7 @@ describe('admin CLI (npx trips)', () => {
     try {
       const res = await app.inject({ url: '/v1/trips', headers: { authorization: `Bearer ${token}` } });
       expect(res.json().pagination.total).toBe(1);
+      scoredTripId = res.json().trips[0].tripId;
       await trips('tokens', 'revoke', info!.tokenId);
       const revoked = await app.inject({ url: '/v1/trips', headers: { authorization: `Bearer ${token}` } });
       expect(revoked.statusCode).toBe(401);
@@ -76,6 +78,13 @@ describe('admin CLI (npx trips)', () => {
       await app.close();
       await database.close();
     }
+
+    // Retrying ids that are not failed uploads changes nothing, says so, and fails for an unknown id.
+    const retry = await trips('queue', 'retry', scoredTripId, 'trip_doesnotexist01').catch((e) => e);
+    expect(retry.code).toBe(1);
+    expect(retry.stdout).toContain('0 trips queued again');
+    expect(retry.stdout).toContain(`${scoredTripId} is scored, not failed: left as it is`);
+    expect(retry.stderr.trim()).toBe('trips: no upload trip_doesnotexist01 in the production store');
 
     const rescored = await trips('rescore', '--all');
     expect(rescored.stdout).toMatch(/run 1 \(model .+\): 1 rescored, 0 not scorable/);
