@@ -55,12 +55,10 @@ export function registerOpsRoutes(app: FastifyInstance, options: OpsRoutesOption
         return reply.code(401).send({ ok: false, error: 'metrics need "Authorization: Bearer <METRICS_TOKEN>"' });
       }
     } else if (!fromLoopback(req)) {
-      return reply
-        .code(403)
-        .send({
-          ok: false,
-          error: 'metrics are served to this machine only; set METRICS_TOKEN to scrape them remotely',
-        });
+      return reply.code(403).send({
+        ok: false,
+        error: 'metrics are served to this machine only; set METRICS_TOKEN to scrape them remotely',
+      });
     }
     const registry = app.httpMetrics.registry;
     reply.header('content-type', registry.contentType);
