@@ -14,6 +14,37 @@ const optionalPath = z
   .optional()
   .transform((p) => (p ? path.resolve(p) : undefined));
 
+/**
+ * TRIPS_CORS_ORIGINS: browser origins allowed to call the API, comma-separated (`https://dash.example.com`),
+ * or `*` for any. Each must be a bare origin: scheme, host and optional port, nothing after.
+ */
+const corsOriginsSchema = z
+  .string()
+  .optional()
+  .transform((value, ctx) => {
+    const list = (value ?? '')
+      .split(',')
+      .map((o) => o.trim())
+      .filter(Boolean);
+    for (const origin of list) {
+      if (origin === '*') continue;
+      let parsed: URL | null = null;
+      try {
+        parsed = new URL(origin);
+      } catch {
+        parsed = null;
+      }
+      if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.origin !== origin) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `must be a comma-separated list of origins like https://dash.example.com, or * (got ${JSON.stringify(origin.slice(0, 80))})`,
+        });
+        return z.NEVER;
+      }
+    }
+    return list;
+  });
+
 /** Every setting of the trip-scoring service (environment variables, or a CONFIG_FILE). */
 const apiWorkersSchema = z.coerce
   .number({ error: 'must be an integer between 1 and 64' })
@@ -69,6 +100,9 @@ export const tripsConfigSpec = {
   }),
   sandboxSeedTrips: env('TRIPS_SANDBOX_SEED_TRIPS', nonNegativeInt(300), {
     doc: 'Simulated trips sent through ingest into an empty sandbox at first start (0: none)',
+  }),
+  corsOrigins: env('TRIPS_CORS_ORIGINS', corsOriginsSchema, {
+    doc: 'Browser origins allowed to call the public API (CORS), comma-separated, or *; none when unset',
   }),
 } as const;
 

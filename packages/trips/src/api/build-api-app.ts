@@ -1,4 +1,5 @@
 import compress from '@fastify/compress';
+import cors from '@fastify/cors';
 import rateLimit from '@fastify/rate-limit';
 import { createHttpApp, type HttpMetrics, type Logger, type Redis, registerOpsRoutes } from '@svc/platform';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -25,6 +26,8 @@ export interface ApiAppOptions {
   readiness?: () => Promise<void>;
   /** Bearer token `GET /metrics` requires (METRICS_TOKEN); loopback clients only without one. */
   metricsToken?: string | undefined;
+  /** Browser origins allowed to call the API (TRIPS_CORS_ORIGINS), or `*`; no CORS when empty. */
+  corsOrigins?: string[] | undefined;
 }
 
 /**
@@ -55,6 +58,28 @@ export async function buildApiApp(options: ApiAppOptions): Promise<FastifyInstan
   // Brotli at quality 4 (the plugin's default; 11 would cost ~10x the CPU for a few percent). The API
   // takes no request bodies, so request decompression stays off.
   await app.register(compress, { global: true, globalDecompression: false, threshold: 1024 });
+  const origins = options.corsOrigins ?? [];
+  if (origins.length > 0) {
+    // A dashboard in a browser on another origin: GET with the token and x-fleet-id, reading the
+    // rate-limit headers. No cookies are involved (bearer tokens), so no credentials mode. A preflight
+    // is answered 204 before any hook of /v1 (it carries no token); an OPTIONS that is not a preflight
+    // gets a 204 that allows no origin (strictPreflight off: the plugin's own 400 would be plain text).
+    await app.register(cors, {
+      origin: origins.includes('*') ? '*' : origins,
+      methods: ['GET', 'HEAD'],
+      allowedHeaders: ['authorization', 'x-fleet-id', 'x-request-id'],
+      exposedHeaders: [
+        'x-ratelimit-limit',
+        'x-ratelimit-remaining',
+        'x-ratelimit-reset',
+        'retry-after',
+        'x-request-id',
+        'www-authenticate',
+      ],
+      maxAge: 600,
+      strictPreflight: false,
+    });
+  }
 
   app.setErrorHandler((err: FastifyError | ApiError, req, reply) => sendError(err, req, reply));
   app.setNotFoundHandler((req, reply) => sendNotFound(req, reply));

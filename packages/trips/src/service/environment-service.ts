@@ -126,6 +126,7 @@ function buildEnvironmentApi(
     clock,
     rateLimit: { perMinute: config.rateLimitPerMin, redis },
     metricsToken: config.metricsToken,
+    corsOrigins: config.corsOrigins,
     ...(redis ? { readiness: async () => void (await redis.ping()) } : {}),
   });
 }
