@@ -79,7 +79,21 @@ describe('fuzzed parameters, headers and ids', () => {
     const rnd = prng(42);
     const pick = <T>(a: readonly T[]) => a[Math.floor(rnd() * a.length)]!;
     const enc = (v: string) => (rnd() < 0.5 ? encodeURIComponent(v) : v.replace(/[#?&\s]/g, encodeURIComponent));
-    const params = ['page', 'limit', 'vehicle', 'driver', 'tier', 'from', 'to', 'window', 'x', 'page[]', ''];
+    const params = [
+      'page',
+      'limit',
+      'vehicle',
+      'driver',
+      'tier',
+      'from',
+      'to',
+      'window',
+      'sort',
+      'machineType',
+      'x',
+      'page[]',
+      '',
+    ];
     const tokens = [
       world.fleets[0]!.token,
       world.adminToken,
@@ -97,6 +111,7 @@ describe('fuzzed parameters, headers and ids', () => {
         `/v1/trips/${enc(id)}/score-breakdown`,
         `/v1/trips/${enc(id)}/route`,
         `/v1/vehicles/${enc(rnd() < 0.3 ? world.fleets[0]!.plates[0]! : pick(NASTY))}`,
+        '/v1/vehicles',
         `/v1/${enc(pick(NASTY))}`,
       ]);
       const query = Array.from({ length: Math.floor(rnd() * 4) }, () => `${pick(params)}=${enc(pick(NASTY))}`).join(

@@ -88,7 +88,16 @@ describe.each(testDialects())('fleet isolation under randomized requests on $lab
         const token = pick(tokens);
         const header = pick(fleetHeaders);
         const target = pick(world.fleets);
-        const kind = pick(['list', 'list-vehicle', 'list-driver', 'trip', 'breakdown', 'route', 'vehicle'] as const);
+        const kind = pick([
+          'list',
+          'list-vehicle',
+          'list-driver',
+          'trip',
+          'breakdown',
+          'route',
+          'vehicle',
+          'vehicles',
+        ] as const);
         const tripId = pick(target.tripIds);
         const plate = pick(target.plates);
         const url = {
@@ -99,6 +108,7 @@ describe.each(testDialects())('fleet isolation under randomized requests on $lab
           breakdown: `/v1/trips/${tripId}/score-breakdown`,
           route: `/v1/trips/${tripId}/route`,
           vehicle: `/v1/vehicles/${encodeURIComponent(plate)}`,
+          vehicles: `/v1/vehicles?limit=10&page=${1 + Math.floor(rnd() * 2)}&sort=${pick(['plate', '-score', 'trips'])}`,
         }[kind];
         const res = await pick(apps).inject({
           url,
@@ -132,7 +142,12 @@ describe.each(testDialects())('fleet isolation under randomized requests on $lab
           }
         }
         const inReach = reach.includes(target.fleetId);
-        if (kind.startsWith('list')) {
+        if (kind === 'vehicles') {
+          expect(res.statusCode, where).toBe(200);
+          for (const v of body.vehicles) expect(reach, where).toContain(v.fleetId);
+          const expected = reach.reduce((n, f) => n + fleetsById.get(f)!.plates.length, 0);
+          expect(body.pagination.total, where).toBe(expected);
+        } else if (kind.startsWith('list')) {
           expect(res.statusCode, where).toBe(200);
           for (const t of body.trips) expect(reach, where).toContain(t.fleetId);
           if (!inReach && kind !== 'list') expect(body.pagination.total, where).toBe(0);

@@ -68,6 +68,7 @@ describe('OpenAPI document', () => {
       '/v1/trips/{id}',
       '/v1/trips/{id}/route',
       '/v1/trips/{id}/score-breakdown',
+      '/v1/vehicles',
       '/v1/vehicles/{plate}',
     ]);
   });
@@ -82,6 +83,8 @@ describe('OpenAPI document', () => {
     check('/v1/trips/{id}/score-breakdown', '200', (await get(`/v1/trips/${tripId}/score-breakdown`)).json());
     check('/v1/trips/{id}/route', '200', (await get(`/v1/trips/${tripId}/route`)).json());
     check('/v1/vehicles/{plate}', '200', (await get(`/v1/vehicles/${fleet.plates[0]}`)).json());
+    check('/v1/vehicles', '200', (await get('/v1/vehicles?sort=-score&limit=10')).json());
+    check('/v1/vehicles', '400', (await get('/v1/vehicles?sort=worst')).json());
     check('/v1/trips', '400', (await get('/v1/trips?limit=7')).json());
     check('/v1/trips', '401', (await get('/v1/trips', {})).json());
     check('/v1/trips', '403', (await get('/v1/trips', { authorization: `Bearer ${world.multiToken}` })).json());

@@ -1,6 +1,8 @@
 import { canonicalPlate, DRIVER_ID_PATTERN, PLATE_PATTERN } from '../ids.ts';
 import { TIERS } from '../scoring/tiers.ts';
 import type { TripListFilter } from '../store/trip-list.ts';
+import { VEHICLE_SORTS, type VehicleSort } from '../store/vehicle-list.ts';
+import { VEHICLE_MACHINE_TYPES } from '../store/vehicles.ts';
 import { badRequest } from './api-error.ts';
 
 /** Defaults and bounds of the list parameters (documented in the OpenAPI document and the README). */
@@ -82,6 +84,20 @@ function instant(query: Query, name: 'from' | 'to'): number | undefined {
   return ms;
 }
 
+/** `tier=Critical,Fair`: one or more tiers, any case; undefined when not given. */
+function tierList(query: Query): string[] | undefined {
+  const tier = single(query, 'tier');
+  if (tier === undefined) return undefined;
+  const tiers = new Set<string>();
+  for (const part of tier.split(',')) {
+    const match = TIERS.find((t) => t.toLowerCase() === part.trim().toLowerCase());
+    if (!match)
+      throw badRequest(`tier must be one or more of ${TIERS.join(', ')}, comma-separated (got ${show(tier)})`);
+    tiers.add(match);
+  }
+  return [...tiers];
+}
+
 export interface ListQuery {
   page: number;
   limit: number;
@@ -110,17 +126,8 @@ export function parseListQuery(query: Query): ListQuery {
     }
     filter.driverId = driver;
   }
-  const tier = single(query, 'tier');
-  if (tier !== undefined) {
-    const tiers = new Set<string>();
-    for (const part of tier.split(',')) {
-      const match = TIERS.find((t) => t.toLowerCase() === part.trim().toLowerCase());
-      if (!match)
-        throw badRequest(`tier must be one or more of ${TIERS.join(', ')}, comma-separated (got ${show(tier)})`);
-      tiers.add(match);
-    }
-    filter.tiers = [...tiers];
-  }
+  const tiers = tierList(query);
+  if (tiers) filter.tiers = tiers;
   filter.fromMs = instant(query, 'from');
   filter.toMs = instant(query, 'to');
   if (filter.fromMs !== undefined && filter.toMs !== undefined && filter.fromMs >= filter.toMs) {
@@ -133,6 +140,51 @@ export function parseListQuery(query: Query): ListQuery {
 export function parseVehicleQuery(query: Query): { windowDays: number } {
   checkNames(query, ['window']);
   return { windowDays: integer(query, 'window', WINDOW_DAYS_MIN, WINDOW_DAYS_MAX, WINDOW_DAYS_DEFAULT) };
+}
+
+export interface VehicleListQuery {
+  page: number;
+  limit: number;
+  windowDays: number;
+  sort: VehicleSort;
+  tiers: string[] | undefined;
+  machineTypes: string[] | undefined;
+}
+
+export const VEHICLE_LIST_PARAMETERS = ['page', 'limit', 'window', 'sort', 'tier', 'machineType'] as const;
+
+/** Parses and checks the query of `GET /v1/vehicles`; throws a 400 naming the parameter. */
+export function parseVehicleListQuery(query: Query): VehicleListQuery {
+  checkNames(query, VEHICLE_LIST_PARAMETERS);
+  const sort = single(query, 'sort') ?? 'plate';
+  if (!(VEHICLE_SORTS as readonly string[]).includes(sort)) {
+    throw badRequest(
+      `sort must be one of ${VEHICLE_SORTS.join(', ')} (a leading "-" sorts descending; got ${show(sort)})`,
+    );
+  }
+  let machineTypes: string[] | undefined;
+  const machineType = single(query, 'machineType');
+  if (machineType !== undefined) {
+    const types = new Set<string>();
+    for (const part of machineType.split(',')) {
+      const type = part.trim().toLowerCase();
+      if (!(VEHICLE_MACHINE_TYPES as readonly string[]).includes(type)) {
+        throw badRequest(
+          `machineType must be one or more of ${VEHICLE_MACHINE_TYPES.join(', ')}, comma-separated (got ${show(machineType)})`,
+        );
+      }
+      types.add(type);
+    }
+    machineTypes = [...types];
+  }
+  return {
+    page: integer(query, 'page', 1, PAGE_MAX, PAGE_DEFAULT),
+    limit: integer(query, 'limit', LIMIT_MIN, LIMIT_MAX, LIMIT_DEFAULT),
+    windowDays: integer(query, 'window', WINDOW_DAYS_MIN, WINDOW_DAYS_MAX, WINDOW_DAYS_DEFAULT),
+    sort: sort as VehicleSort,
+    tiers: tierList(query),
+    machineTypes,
+  };
 }
 
 /** The item endpoints take no query parameters; anything given is a mistake worth reporting. */

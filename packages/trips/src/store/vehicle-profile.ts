@@ -3,10 +3,10 @@ import { type Kysely, sql } from 'kysely';
 import { tierOf } from '../scoring/tiers.ts';
 import type { TripsSchema } from './schema.ts';
 import { themeLabels } from './trip-reads.ts';
+import { iso, num, round1, round2, summarizeWindow, weightedMean, windowSums } from './vehicle-window.ts';
 import { findVehicleInFleets } from './vehicles.ts';
 
 const DAY_MS = 86_400_000;
-const THEMES: ThemeId[] = ['speeding', 'braking', 'acceleration', 'cornering', 'distraction', 'exposure'];
 /** A window needs this many trips before its score is compared with the previous window's. */
 export const TREND_MIN_TRIPS = 3;
 /** Score points of change below which the trend is `stable`. */
@@ -45,20 +45,6 @@ export interface VehicleProfile {
   }>;
 }
 
-const round1 = (v: number) => Math.round(v * 10) / 10;
-const round2 = (v: number) => Math.round(v * 100) / 100;
-const iso = (ms: number) => new Date(ms).toISOString();
-
-/**
- * Distance-weighted mean: a 100 km trip says more about a vehicle than a 1 km one. When every trip has
- * zero distance the plain mean is used instead of dividing by zero.
- */
-function weightedMean(weightedSum: number | null, weight: number | null, plainSum: number | null, n: number) {
-  if (n === 0) return null;
-  if (weight && weight > 0 && weightedSum !== null) return weightedSum / weight;
-  return plainSum !== null ? plainSum / n : null;
-}
-
 /**
  * The risk profile of the vehicle with `plate`, when it is in one of `fleets` (else null): scores over
  * the rolling window `[now - days, now)`, the trend against the window before it, lifetime totals and
@@ -79,32 +65,12 @@ export async function vehicleProfile(
   const base = () =>
     db.selectFrom('trips').where('trips.fleet_id', 'in', fleets).where('trips.plate', '=', vehicle.plate);
 
-  const aggregate = (lo: number, hi: number) =>
-    base()
-      .where('start_ms', '>=', lo)
-      .where('start_ms', '<', hi)
-      .select((eb) => [
-        eb.fn.countAll<number>().as('n'),
-        eb.fn.sum<number | null>('distance_km').as('distance'),
-        eb.fn.sum<number | null>('duration_min').as('duration'),
-        eb.fn.sum<number | null>(sql`overall_score * distance_km`).as('weighted'),
-        eb.fn.sum<number | null>('overall_score').as('plain'),
-        eb.fn.max<number | null>('start_ms').as('last'),
-        ...THEMES.flatMap((t) => {
-          const col = sql.ref(`theme_${t}`);
-          return [
-            eb.fn.sum<number | null>(sql`${col} * distance_km`).as(`${t}_w`),
-            eb.fn.sum<number | null>(sql`case when ${col} is not null then distance_km end`).as(`${t}_d`),
-            eb.fn.sum<number | null>(col).as(`${t}_s`),
-            eb.fn.count<number>(col).as(`${t}_n`),
-          ];
-        }),
-      ])
-      .executeTakeFirstOrThrow();
+  const sumsOf = async (lo: number, hi: number) =>
+    (await windowSums(db, fleets, lo, hi, vehicle.plate)).get(vehicle.plate);
 
   const [current, previous, lifetime, roster, labels] = await Promise.all([
-    aggregate(from, to),
-    aggregate(prevFrom, from),
+    sumsOf(from, to),
+    sumsOf(prevFrom, from),
     base()
       .select((eb) => [
         eb.fn.countAll<number>().as('n'),
@@ -133,25 +99,13 @@ export async function vehicleProfile(
     themeLabels(db),
   ]);
 
-  const n = Number(current.n);
-  const mean = weightedMean(num(current.weighted), num(current.distance), num(current.plain), n);
-  const score = mean === null ? null : round1(mean);
-  const prevN = Number(previous.n);
-  const previousMean = weightedMean(num(previous.weighted), num(previous.distance), num(previous.plain), prevN);
+  const summary = summarizeWindow(current, labels);
+  const { trips: n, score } = summary;
+  const prevN = Number(previous?.n ?? 0);
+  const previousMean = previous
+    ? weightedMean(num(previous.weighted), num(previous.distance), num(previous.plain), prevN)
+    : null;
   const previousScore = previousMean === null ? null : round1(previousMean);
-  const row = current as unknown as Record<string, unknown>;
-  const themes = THEMES.map((id) => {
-    const themeScore = weightedMean(
-      num(row[`${id}_w`]),
-      num(row[`${id}_d`]),
-      num(row[`${id}_s`]),
-      Number(row[`${id}_n`] ?? 0),
-    );
-    return { id, label: labels.get(id) ?? id, score: themeScore === null ? null : round1(themeScore) };
-  });
-  const weakest = themes
-    .filter((t): t is typeof t & { score: number } => t.score !== null)
-    .sort((a, b) => a.score - b.score)[0];
 
   let direction: VehicleProfile['trend']['direction'] = 'insufficient_data';
   let change: number | null = null;
@@ -185,9 +139,9 @@ export async function vehicleProfile(
     model: vehicle.model,
     window: { days: options.windowDays, from: iso(from), to: iso(to) },
     score,
-    tier: score === null ? null : tierOf(score),
-    themes,
-    weakestTheme: weakest ? { id: weakest.id, label: weakest.label } : null,
+    tier: summary.tier,
+    themes: summary.themes,
+    weakestTheme: summary.weakestTheme,
     trend: {
       direction,
       change,
@@ -195,9 +149,9 @@ export async function vehicleProfile(
       previousWindow: { from: iso(prevFrom), to: iso(from) },
     },
     trips: n,
-    distanceKm: round2(num(current.distance) ?? 0),
-    durationMin: round1(num(current.duration) ?? 0),
-    lastTripDate: current.last !== null ? iso(Number(current.last)) : null,
+    distanceKm: summary.distanceKm,
+    durationMin: summary.durationMin,
+    lastTripDate: summary.lastTripDate,
     lifetime: {
       trips: Number(lifetime.n),
       distanceKm: round2(num(lifetime.distance) ?? 0),
@@ -206,10 +160,4 @@ export async function vehicleProfile(
     },
     drivers,
   };
-}
-
-function num(v: unknown): number | null {
-  if (v === null || v === undefined) return null;
-  const n = Number(v);
-  return Number.isFinite(n) ? n : null;
 }

@@ -1,0 +1,123 @@
+import type { MachineType } from '@svc/scoring';
+import type { Kysely } from 'kysely';
+import type { TripsSchema } from './schema.ts';
+import { themeLabels } from './trip-reads.ts';
+import { iso, summarizeWindow, type WindowSummary, windowSums } from './vehicle-window.ts';
+
+const DAY_MS = 86_400_000;
+
+/** How `GET /v1/vehicles` can be ordered: a field ascending, or descending with a leading `-`. */
+export const VEHICLE_SORTS = [
+  'plate',
+  '-plate',
+  'score',
+  '-score',
+  'distanceKm',
+  '-distanceKm',
+  'trips',
+  '-trips',
+  'lastTripDate',
+  '-lastTripDate',
+] as const;
+export type VehicleSort = (typeof VEHICLE_SORTS)[number];
+
+/** One vehicle of the list: who it is and what its trips in the window add up to. */
+export interface VehicleSummary extends WindowSummary {
+  plate: string;
+  fleetId: string;
+  machineType: MachineType;
+  make: string | null;
+  model: string | null;
+}
+
+export interface VehicleListOptions {
+  nowMs: number;
+  windowDays: number;
+  sort: VehicleSort;
+  /** Only vehicles whose window score falls in one of these tiers (vehicles without a score never do). */
+  tiers?: readonly string[] | undefined;
+  machineTypes?: readonly string[] | undefined;
+  offset: number;
+  limit: number;
+}
+
+export interface VehicleList {
+  vehicles: VehicleSummary[];
+  total: number;
+  window: { days: number; from: string; to: string };
+}
+
+type SortKey = (v: VehicleSummary) => number | string | null;
+const SORT_KEYS: Record<string, SortKey> = {
+  plate: (v) => v.plate,
+  score: (v) => v.score,
+  distanceKm: (v) => v.distanceKm,
+  trips: (v) => v.trips,
+  // ISO dates of one format order as their instants do.
+  lastTripDate: (v) => v.lastTripDate,
+};
+
+/**
+ * The vehicles of `fleets` with their trips of the rolling window `[now - days, now)` summed as the
+ * vehicle profile sums them (distance-weighted scores, themes, weakest theme, tier), filtered, ordered
+ * (nulls last whatever the direction, then by plate) and paged. Scope is part of both queries.
+ *
+ * Every vehicle of the scope is summarised before the page is cut, because ordering by score or
+ * distance needs them all; windowSums reads a few rows per vehicle (weeks and days of vehicle_stats),
+ * not every trip, and the page is cut in memory. See the README for what that costs on a large store.
+ */
+export async function listVehicleSummaries(
+  db: Kysely<TripsSchema>,
+  fleets: readonly string[],
+  options: VehicleListOptions,
+): Promise<VehicleList> {
+  const to = options.nowMs;
+  const from = to - options.windowDays * DAY_MS;
+  const window = { days: options.windowDays, from: iso(from), to: iso(to) };
+  if (fleets.length === 0) return { vehicles: [], total: 0, window };
+
+  let vehiclesQuery = db
+    .selectFrom('vehicles')
+    .select(['plate', 'fleet_id', 'machine_type', 'make', 'model'])
+    .where('fleet_id', 'in', fleets);
+  if (options.machineTypes && options.machineTypes.length > 0) {
+    vehiclesQuery = vehiclesQuery.where('machine_type', 'in', options.machineTypes);
+  }
+  const [vehicles, byPlate, labels] = await Promise.all([
+    vehiclesQuery.execute(),
+    windowSums(db, fleets, from, to),
+    themeLabels(db),
+  ]);
+
+  let summaries: VehicleSummary[] = vehicles.map((v) => ({
+    plate: v.plate,
+    fleetId: v.fleet_id,
+    machineType: v.machine_type as MachineType,
+    make: v.make,
+    model: v.model,
+    ...summarizeWindow(byPlate.get(v.plate), labels),
+  }));
+  if (options.tiers && options.tiers.length > 0) {
+    const tiers = new Set(options.tiers);
+    summaries = summaries.filter((v) => v.tier !== null && tiers.has(v.tier));
+  }
+  const descending = options.sort.startsWith('-');
+  const key = SORT_KEYS[descending ? options.sort.slice(1) : options.sort] ?? SORT_KEYS.plate!;
+  summaries.sort((a, b) => {
+    const ka = key(a);
+    const kb = key(b);
+    if (ka !== kb) {
+      if (ka === null) return 1;
+      if (kb === null) return -1;
+      const order = ka < kb ? -1 : 1;
+      return descending ? -order : order;
+    }
+    // Plates are unique in an environment, so this is a total order and pages never overlap.
+    return a.plate < b.plate ? -1 : a.plate > b.plate ? 1 : 0;
+  });
+  return {
+    vehicles: summaries.slice(options.offset, options.offset + options.limit),
+    total: summaries.length,
+    window,
+  };
+}

@@ -1,0 +1,216 @@
+/**
+ * `vehicle_stats` (migration 0008): per-vehicle sums by day and week, filled from the trips already
+ * stored and then kept by triggers, and windowSums, which adds a window up from them and from the trips
+ * of its two partial days. Checked against the trips summed one by one, over random windows, after
+ * inserts, deletes and updates made by plain SQL.
+ */
+import { migrateToLatest } from '@svc/platform';
+import { testDialects } from '@svc/platform/testing';
+import type { Insertable } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFleet } from '../src/store/fleets.ts';
+import { TRIPS_MIGRATION_TABLE, tripsMigrations } from '../src/store/migrations.ts';
+import type { TripsDatabase } from '../src/store/open-trips-database.ts';
+import type { TripsSchema } from '../src/store/schema.ts';
+import { THEMES, windowSums } from '../src/store/vehicle-window.ts';
+import { createVehicle } from '../src/store/vehicles.ts';
+
+const DAY_MS = 86_400_000;
+const before0008 = Object.fromEntries(Object.entries(tripsMigrations).filter(([name]) => name < '0008'));
+
+/** A small deterministic PRNG, so a failure can be replayed. */
+function prng(seed: number) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+type TripRow = Insertable<TripsSchema['trips']>;
+
+/** The window's sums of `rows`, one trip at a time, as windowSums promises them. */
+function bruteForce(rows: TripRow[], fleets: string[], fromMs: number, toMs: number) {
+  const out = new Map<string, Record<string, number>>();
+  for (const r of rows) {
+    if (!fleets.includes(r.fleet_id) || r.start_ms < fromMs || r.start_ms >= toMs) continue;
+    const s = out.get(r.plate) ?? { n: 0, distance: 0, duration: 0, weighted: 0, plain: 0, last: -1 };
+    s.n! += 1;
+    s.distance! += r.distance_km;
+    s.duration! += r.duration_min;
+    s.weighted! += r.overall_score * r.distance_km;
+    s.plain! += r.overall_score;
+    s.last = Math.max(s.last!, r.start_ms);
+    for (const t of THEMES) {
+      const v = r[`theme_${t}`] ?? null;
+      s[`${t}_w`] = (s[`${t}_w`] ?? 0) + (v === null ? 0 : v * r.distance_km);
+      s[`${t}_d`] = (s[`${t}_d`] ?? 0) + (v === null ? 0 : r.distance_km);
+      s[`${t}_s`] = (s[`${t}_s`] ?? 0) + (v ?? 0);
+      s[`${t}_n`] = (s[`${t}_n`] ?? 0) + (v === null ? 0 : 1);
+    }
+    out.set(r.plate, s);
+  }
+  return out;
+}
+
+describe.each(testDialects())('vehicle stats on $label', (dialect) => {
+  describe.skipIf(dialect.skip)(dialect.name, () => {
+    let database: TripsDatabase;
+    const rows = new Map<string, TripRow>();
+    const plates: Array<{ plate: string; vehicleId: string; fleetId: string }> = [];
+    const rnd = prng(8008);
+    // Midnight UTC, so that windows can start and end exactly on day boundaries.
+    const baseMs = Date.UTC(2026, 8, 1);
+    let nextId = 0;
+
+    const randomTrip = (): TripRow => {
+      const v = plates[Math.floor(rnd() * plates.length)]!;
+      // A few trips start exactly at midnight: the edge between a stored day and a partial one.
+      const startMs = baseMs + Math.floor(rnd() * 70) * DAY_MS + (rnd() < 0.1 ? 0 : Math.floor(rnd() * DAY_MS));
+      const distance = rnd() < 0.1 ? 0 : Math.round(rnd() * 80_000) / 1000;
+      const theme = () => (rnd() < 0.2 ? null : Math.round(rnd() * 1000) / 10);
+      return {
+        trip_id: `trip_vs${String(nextId++).padStart(6, '0')}`,
+        fleet_id: v.fleetId,
+        vehicle_id: v.vehicleId,
+        plate: v.plate,
+        driver_id: null,
+        start_ms: startMs,
+        end_ms: startMs + 600_000,
+        start_day: Math.floor(startMs / DAY_MS),
+        overall_score: Math.round(rnd() * 1000) / 10,
+        tier: 'Good',
+        map_matched: 1,
+        matched_share: 1,
+        distance_km: distance,
+        duration_min: Math.round(rnd() * 600) / 10,
+        machine_type: 'car',
+        model_version: 'test',
+        scored_at_ms: startMs,
+        theme_speeding: theme(),
+        theme_braking: theme(),
+        theme_acceleration: theme(),
+        theme_cornering: theme(),
+        theme_distraction: theme(),
+        theme_exposure: theme(),
+        weakest_theme: 'speeding',
+        item_json: '{}',
+      };
+    };
+    const insert = async (n: number) => {
+      const batch = Array.from({ length: n }, randomTrip);
+      for (let i = 0; i < batch.length; i += 100) {
+        await database.db
+          .insertInto('trips')
+          .values(batch.slice(i, i + 100))
+          .execute();
+      }
+      for (const r of batch) rows.set(r.trip_id, r);
+    };
+
+    /** windowSums against the brute force over random windows, all fleets, one fleet and one plate. */
+    const compareWindows = async (count: number) => {
+      const all = [...rows.values()];
+      for (let i = 0; i < count; i++) {
+        const aligned = rnd() < 0.3;
+        const fromMs = baseMs + (aligned ? Math.floor(rnd() * 60) * DAY_MS : Math.floor(rnd() * 60 * DAY_MS));
+        const length =
+          rnd() < 0.2 ? Math.floor(rnd() * DAY_MS * 1.5) + 1 : (aligned ? Math.floor(rnd() * 40) : rnd() * 40) * DAY_MS;
+        const toMs = fromMs + Math.max(1, Math.floor(length));
+        const scopes: Array<[string[], string | undefined]> = [
+          [['fleet_vs_a', 'fleet_vs_b'], undefined],
+          [['fleet_vs_b'], undefined],
+          [['fleet_vs_a'], plates[0]!.plate],
+        ];
+        for (const [fleets, plate] of scopes) {
+          const where = `window ${new Date(fromMs).toISOString()} .. ${new Date(toMs).toISOString()} ${fleets} ${plate ?? ''}`;
+          const got = await windowSums(database.db, fleets, fromMs, toMs, plate);
+          const want = bruteForce(
+            all.filter((r) => plate === undefined || r.plate === plate),
+            fleets,
+            fromMs,
+            toMs,
+          );
+          expect([...got.keys()].sort(), where).toEqual([...want.keys()].sort());
+          for (const [p, w] of want) {
+            const g = got.get(p)!;
+            for (const [key, value] of Object.entries(w)) {
+              const actual = Number(g[key]);
+              if (key === 'n' || key === 'last' || key.endsWith('_n'))
+                expect(actual, `${where} ${p} ${key}`).toBe(value);
+              else expect(actual, `${where} ${p} ${key}`).toBeCloseTo(value, 6);
+            }
+          }
+        }
+      }
+    };
+
+    beforeAll(async () => {
+      database = await dialect.open(before0008, { migrationTable: TRIPS_MIGRATION_TABLE });
+      for (const fleetId of ['fleet_vs_a', 'fleet_vs_b']) {
+        await createFleet(database.db, { name: fleetId, fleetId });
+        for (let v = 0; v < 4; v++) {
+          const vehicle = await createVehicle(database.db, { fleetId, plate: `${fleetId.slice(-1)}-VS-${v}` });
+          plates.push({ plate: vehicle.plate, vehicleId: vehicle.vehicleId, fleetId });
+        }
+      }
+      await insert(400);
+    });
+    afterAll(async () => {
+      await database?.close();
+    });
+
+    it('0008 sums the trips already stored, by day and by week', async () => {
+      expect(await migrateToLatest(database.db, tripsMigrations, TRIPS_MIGRATION_TABLE)).toEqual([
+        '0008_vehicle_stats',
+      ]);
+      const stats = await database.db.selectFrom('vehicle_stats').selectAll().execute();
+      for (const span of [1, 7]) {
+        const rowsOfSpan = stats.filter((s) => Number(s.span) === span);
+        expect(rowsOfSpan.reduce((n, s) => n + Number(s.trip_count), 0)).toBe(rows.size);
+        for (const s of rowsOfSpan) {
+          // A week row starts on a Monday (UTC).
+          if (span === 7) expect(new Date(Number(s.bucket) * DAY_MS).getUTCDay()).toBe(1);
+        }
+      }
+      await compareWindows(40);
+    });
+
+    it('stays exact through inserts, deletes and updates by any writer', async () => {
+      await insert(150);
+      const ids = [...rows.keys()];
+      // Rescoring deletes and writes a trip again; plain SQL may also update one in place.
+      for (let i = 0; i < 60; i++) {
+        const id = ids[Math.floor(rnd() * ids.length)]!;
+        if (!rows.has(id)) continue;
+        await database.db.deleteFrom('trips').where('trip_id', '=', id).execute();
+        rows.delete(id);
+      }
+      const left = [...rows.keys()];
+      for (let i = 0; i < 40; i++) {
+        const id = left[Math.floor(rnd() * left.length)]!;
+        const moved = randomTrip();
+        const change = {
+          overall_score: moved.overall_score,
+          distance_km: moved.distance_km,
+          theme_braking: moved.theme_braking,
+          theme_exposure: null,
+          start_ms: moved.start_ms,
+          start_day: moved.start_day,
+        };
+        await database.db.updateTable('trips').set(change).where('trip_id', '=', id).execute();
+        rows.set(id, { ...rows.get(id)!, ...change });
+      }
+      await compareWindows(40);
+    });
+
+    it('answers an empty scope or window with no sums', async () => {
+      expect((await windowSums(database.db, [], baseMs, baseMs + 30 * DAY_MS)).size).toBe(0);
+      expect((await windowSums(database.db, ['fleet_vs_a'], baseMs, baseMs)).size).toBe(0);
+      expect((await windowSums(database.db, ['fleet_nowhere'], baseMs, baseMs + 30 * DAY_MS)).size).toBe(0);
+    });
+  });
+});
