@@ -49,7 +49,7 @@ describe('CORS', () => {
     expect(res.statusCode).toBe(204);
     expect(res.headers['access-control-allow-origin']).toBe(DASHBOARD);
     expect(res.headers['access-control-allow-methods']).toBe('GET, HEAD');
-    expect(res.headers['access-control-allow-headers']).toBe('authorization, x-fleet-id, x-request-id');
+    expect(res.headers['access-control-allow-headers']).toBe('authorization, x-fleet-id, x-request-id, if-none-match');
     expect(res.headers['access-control-max-age']).toBe('600');
     expect(res.headers['access-control-allow-credentials']).toBeUndefined();
   });
@@ -63,6 +63,7 @@ describe('CORS', () => {
     expect(ok.headers['access-control-allow-origin']).toBe(DASHBOARD);
     expect(String(ok.headers.vary)).toMatch(/origin/i);
     expect(String(ok.headers['access-control-expose-headers'])).toContain('x-ratelimit-remaining');
+    expect(String(ok.headers['access-control-expose-headers'])).toContain('etag');
     expect(ok.json().trips).toHaveLength(3);
 
     const denied = await open.inject({ url: '/v1/trips', headers: { origin: DASHBOARD } });

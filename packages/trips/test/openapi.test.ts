@@ -90,4 +90,32 @@ describe('OpenAPI document', () => {
     check('/v1/trips', '403', (await get('/v1/trips', { authorization: `Bearer ${world.multiToken}` })).json());
     check('/v1/trips/{id}', '404', (await get('/v1/trips/trip_nothere')).json());
   });
+
+  it('documents the validator headers and the 304 the per-trip resources really send', async () => {
+    const fleet = world.fleets[0]!;
+    const tripId = fleet.tripIds[0]!;
+    const headers = { authorization: `Bearer ${fleet.token}` };
+    const responses = doc.paths as unknown as Record<
+      string,
+      { get: { responses: Record<string, { $ref?: string; headers?: Record<string, unknown> }> } }
+    >;
+    for (const [pathKey, url] of [
+      ['/v1/trips/{id}', `/v1/trips/${tripId}`],
+      ['/v1/trips/{id}/score-breakdown', `/v1/trips/${tripId}/score-breakdown`],
+      ['/v1/trips/{id}/route', `/v1/trips/${tripId}/route`],
+    ] as const) {
+      const ok = await app.inject({ url, headers });
+      const documented = Object.keys(responses[pathKey]!.get.responses['200']!.headers ?? {});
+      for (const name of ['etag', 'cache-control']) {
+        expect(documented, pathKey).toContain(name);
+        expect(ok.headers[name], `${pathKey} ${name}`).toBeDefined();
+      }
+      const notModified = await app.inject({
+        url,
+        headers: { ...headers, 'if-none-match': ok.headers.etag as string },
+      });
+      expect(notModified.statusCode, pathKey).toBe(304);
+      expect(responses[pathKey]!.get.responses['304']?.$ref, pathKey).toBe('#/components/responses/NotModified');
+    }
+  });
 });

@@ -67,7 +67,7 @@ export async function buildApiApp(options: ApiAppOptions): Promise<FastifyInstan
     await app.register(cors, {
       origin: origins.includes('*') ? '*' : origins,
       methods: ['GET', 'HEAD'],
-      allowedHeaders: ['authorization', 'x-fleet-id', 'x-request-id'],
+      allowedHeaders: ['authorization', 'x-fleet-id', 'x-request-id', 'if-none-match'],
       exposedHeaders: [
         'x-ratelimit-limit',
         'x-ratelimit-remaining',
@@ -75,6 +75,7 @@ export async function buildApiApp(options: ApiAppOptions): Promise<FastifyInstan
         'retry-after',
         'x-request-id',
         'www-authenticate',
+        'etag',
       ],
       maxAge: 600,
       strictPreflight: false,

@@ -2,9 +2,10 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { TRIP_ID_PATTERN } from '../ids.ts';
 import type { TripsDatabase } from '../store/open-trips-database.ts';
 import { listTrips } from '../store/trip-list.ts';
-import { findBreakdownBody, findRouteGeoJson, findTrip, themeLabels } from '../store/trip-reads.ts';
+import { breakdownBody, findBreakdownRow, findRoute, findTrip, themeLabels } from '../store/trip-reads.ts';
 import { badRequest, notFound } from './api-error.ts';
 import type { RequestScope } from './auth.ts';
+import { conditional, tripEntityTag } from './conditional.ts';
 import { tripDetail } from './present.ts';
 import { parseListQuery, parseNoQuery } from './query-params.ts';
 
@@ -68,7 +69,12 @@ export function registerTripRoutes(app: FastifyInstance, { database }: Deps): vo
     const row = await findTrip(db, fleets, tripId);
     if (!row) throw notFound(`trip ${tripId} not found`);
     const labels = await themeLabels(db);
-    const trip = tripDetail(row, (id) => labels.get(id) ?? id);
+    const label = (id: string) => labels.get(id) ?? id;
+    // The body is the stored result plus the current label of its weakest theme (labels belong to the
+    // newest scoring model's catalogue).
+    if (conditional(req, reply, tripEntityTag('trip', tripId, row.scored_at_ms, label(row.weakest_theme))))
+      return reply;
+    const trip = tripDetail(row, label);
     return reply.type(JSON_TYPE).send(JSON.stringify({ ok: true, trip }));
   });
 
@@ -76,8 +82,12 @@ export function registerTripRoutes(app: FastifyInstance, { database }: Deps): vo
     const { fleets } = scopeOf(req);
     const tripId = tripIdOf(req);
     parseNoQuery(req.query as Record<string, unknown>);
+    const row = await findBreakdownRow(db, fleets, tripId);
+    if (!row || row.catalogue_id === null || row.values_json === null) throw notFound(`trip ${tripId} not found`);
+    // Everything in the body was written when the trip was scored; its catalogue is immutable by id.
+    if (conditional(req, reply, tripEntityTag('breakdown', tripId, row.scored_at_ms, row.catalogue_id))) return reply;
     // The body is built as bytes (see breakdownBytes) and sent as it is.
-    const body = await findBreakdownBody(db, fleets, tripId, '{"ok":true,"breakdown":', '}');
+    const body = await breakdownBody(db, row, tripId, '{"ok":true,"breakdown":', '}');
     if (body === null) throw notFound(`trip ${tripId} not found`);
     return reply.type(JSON_TYPE).send(body);
   });
@@ -86,9 +96,10 @@ export function registerTripRoutes(app: FastifyInstance, { database }: Deps): vo
     const { fleets } = scopeOf(req);
     const tripId = tripIdOf(req);
     parseNoQuery(req.query as Record<string, unknown>);
-    const geojson = await findRouteGeoJson(db, fleets, tripId);
-    if (geojson === null) throw notFound(`trip ${tripId} not found`);
+    const route = await findRoute(db, fleets, tripId);
+    if (route === null) throw notFound(`trip ${tripId} not found`);
+    if (conditional(req, reply, tripEntityTag('route', tripId, route.scoredAtMs))) return reply;
     // `ok` joins the stored FeatureCollection as a GeoJSON foreign member.
-    return reply.type('application/geo+json; charset=utf-8').send(`{"ok":true,${geojson.slice(1)}`);
+    return reply.type('application/geo+json; charset=utf-8').send(`{"ok":true,${route.geojson.slice(1)}`);
   });
 }

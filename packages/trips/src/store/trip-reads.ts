@@ -49,9 +49,21 @@ export async function findBreakdownBody(
 ): Promise<Buffer | null> {
   if (fleets.length === 0) return null;
   const row = await findBreakdownRow(db, fleets, tripId);
-  // A trip row without a breakdown is not served (they are written in one transaction; a join would
-  // not return it either).
-  if (!row || row.catalogue_id === null || row.values_json === null) return null;
+  return row ? breakdownBody(db, row, tripId, before, after) : null;
+}
+
+/**
+ * The body of a breakdown row (findBreakdownRow) between `before` and `after`, or null for a trip row
+ * without a breakdown: they are written in one transaction, and a join would not return it either.
+ */
+export async function breakdownBody(
+  db: Kysely<TripsSchema>,
+  row: NonNullable<Awaited<ReturnType<typeof findBreakdownRow>>>,
+  tripId: string,
+  before = '',
+  after = '',
+): Promise<Buffer | null> {
+  if (row.catalogue_id === null || row.values_json === null) return null;
   const cat = await catalogue(db, row.catalogue_id);
   if (!cat) throw new Error(`score catalogue ${row.catalogue_id} of ${tripId} is missing`);
   return breakdownBytes(
@@ -83,6 +95,7 @@ export async function findBreakdownRow(db: Kysely<TripsSchema>, fleets: readonly
           'trips.overall_score',
           'trips.map_matched',
           'trips.weakest_theme',
+          'trips.scored_at_ms',
           eb
             .selectFrom('trip_breakdowns')
             .select('trip_breakdowns.catalogue_id')
@@ -105,21 +118,21 @@ export async function findBreakdownRow(db: Kysely<TripsSchema>, fleets: readonly
   return row;
 }
 
-/** The stored route GeoJSON of a trip in one of `fleets`, or null. */
-export async function findRouteGeoJson(
+/** The stored route GeoJSON of a trip in one of `fleets` and when the trip was scored, or null. */
+export async function findRoute(
   db: Kysely<TripsSchema>,
   fleets: readonly string[],
   tripId: string,
-): Promise<string | null> {
+): Promise<{ geojson: string; scoredAtMs: number } | null> {
   if (fleets.length === 0) return null;
   const row = await db
     .selectFrom('trips')
     .innerJoin('trip_routes', 'trip_routes.trip_id', 'trips.trip_id')
-    .select('trip_routes.geojson')
+    .select(['trip_routes.geojson', 'trips.scored_at_ms'])
     .where('trips.trip_id', '=', tripId)
     .where('trips.fleet_id', 'in', fleets)
     .executeTakeFirst();
-  return row?.geojson ?? null;
+  return row ? { geojson: row.geojson, scoredAtMs: Number(row.scored_at_ms) } : null;
 }
 
 /** Labels of the six themes from the newest catalogue (they belong to the scoring model). */
