@@ -37,4 +37,11 @@ describe('readCsv', () => {
     expect(trips).toEqual([]);
     expect(rejected).toEqual([{ location: 'the file', reason: 'line 2: heading "1,5" is not a number' }]);
   });
+
+  it('rejects times relative to the start (0, 1, 2 ...) with a reason that says so', () => {
+    const { trips, rejected } = readCsv(['lon,lat,time', ...rows(3, (i) => `7.42,43.7${i},${i}`)].join('\n'));
+    expect(trips).toEqual([]);
+    expect(rejected).toHaveLength(1);
+    expect(rejected[0]!.reason).toMatch(/^line 2: the time 1970-01-01T00:00:00.000Z is before 2000: relative times/);
+  });
 });

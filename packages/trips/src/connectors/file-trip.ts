@@ -23,6 +23,9 @@ export interface FileContents {
   rejected: FileRejection[];
 }
 
+/** 2000-01-01T00:00:00Z: no telemetry this service scores is older. */
+const EARLIEST_TIME_MS = 946_684_800_000;
+
 /** A GPS sample from parsed values, or a reason it cannot be one. */
 export function gpsSample(values: {
   lon: unknown;
@@ -42,6 +45,11 @@ export function gpsSample(values: {
     return `latitude ${JSON.stringify(values.lat)} is not a number between -90 and 90`;
   }
   if (!Number.isFinite(values.t)) return 'the time is missing or not ISO 8601 / epoch seconds / epoch milliseconds';
+  // Numbers are read as epoch seconds or milliseconds; a small one is a time relative to the trip's start,
+  // which a file cannot be scored with (the engine needs the real time of day and date).
+  if (values.t < EARLIEST_TIME_MS) {
+    return `the time ${new Date(values.t).toISOString()} is before 2000: relative times (seconds since the start) cannot be scored, give ISO 8601 date-times or epoch seconds / milliseconds`;
+  }
   const sample: GpsSample = { type: 'gps', t: values.t, lon, lat };
   for (const key of ['speedMps', 'headingDeg', 'accuracyM', 'altitudeM'] as const) {
     const v = values[key];
