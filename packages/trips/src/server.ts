@@ -76,6 +76,7 @@ await runMain('trips', async () => {
     '',
     'Try:',
     `  curl -H "Authorization: Bearer ${startToken.token}" ${sandboxEnv.apiUrl}/v1/trips`,
+    `  curl -H "Authorization: Bearer ${startToken.token}" "${sandboxEnv.apiUrl}/v1/vehicles?sort=score&limit=10"   (riskiest vehicles first)`,
     '',
     sandbox.seedingStarted
       ? `First start: ${config.sandboxSeedTrips} simulated trips are being sent through the sandbox ingest endpoint in the background and scored as they arrive; /v1/trips fills up over the next minutes.`
