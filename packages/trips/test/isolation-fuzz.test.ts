@@ -97,6 +97,7 @@ describe.each(testDialects())('fleet isolation under randomized requests on $lab
           'route',
           'vehicle',
           'vehicles',
+          'driver',
         ] as const);
         const tripId = pick(target.tripIds);
         const plate = pick(target.plates);
@@ -108,6 +109,7 @@ describe.each(testDialects())('fleet isolation under randomized requests on $lab
           breakdown: `/v1/trips/${tripId}/score-breakdown`,
           route: `/v1/trips/${tripId}/route`,
           vehicle: `/v1/vehicles/${encodeURIComponent(plate)}`,
+          driver: `/v1/drivers/${pick(target.drivers)}?window=${pick([7, 90, 365])}`,
           vehicles: `/v1/vehicles?limit=10&page=${1 + Math.floor(rnd() * 2)}&sort=${pick(['plate', '-score', 'trips'])}`,
         }[kind];
         const res = await pick(apps).inject({

@@ -63,14 +63,17 @@ describe('OpenAPI document', () => {
       const url = pathKey.replace(/\{(\w+)\}/g, ':$1');
       expect(app.hasRoute({ method: 'GET', url }), pathKey).toBe(true);
     }
-    expect(Object.keys(doc.paths).sort()).toEqual([
-      '/v1/trips',
-      '/v1/trips/{id}',
-      '/v1/trips/{id}/route',
-      '/v1/trips/{id}/score-breakdown',
-      '/v1/vehicles',
-      '/v1/vehicles/{plate}',
-    ]);
+    expect(Object.keys(doc.paths).sort()).toEqual(
+      [
+        '/v1/trips',
+        '/v1/trips/{id}',
+        '/v1/trips/{id}/route',
+        '/v1/trips/{id}/score-breakdown',
+        '/v1/vehicles',
+        '/v1/vehicles/{plate}',
+        '/v1/drivers/{driverId}',
+      ].sort(),
+    );
   });
 
   it('matches real responses, successful and failed', async () => {
@@ -85,6 +88,8 @@ describe('OpenAPI document', () => {
     check('/v1/vehicles/{plate}', '200', (await get(`/v1/vehicles/${fleet.plates[0]}`)).json());
     check('/v1/vehicles', '200', (await get('/v1/vehicles?sort=-score&limit=10')).json());
     check('/v1/vehicles', '400', (await get('/v1/vehicles?sort=worst')).json());
+    check('/v1/drivers/{driverId}', '200', (await get(`/v1/drivers/${fleet.drivers[0]}`)).json());
+    check('/v1/drivers/{driverId}', '404', (await get('/v1/drivers/drv-nobody')).json());
     check('/v1/trips', '400', (await get('/v1/trips?limit=7')).json());
     check('/v1/trips', '401', (await get('/v1/trips', {})).json());
     check('/v1/trips', '403', (await get('/v1/trips', { authorization: `Bearer ${world.multiToken}` })).json());

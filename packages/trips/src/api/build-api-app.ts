@@ -7,6 +7,7 @@ import type { Environment } from '../environment.ts';
 import type { TripsDatabase } from '../store/open-trips-database.ts';
 import { ApiError } from './api-error.ts';
 import { resolveScope } from './auth.ts';
+import { registerDriverRoutes } from './driver-routes.ts';
 import { openApiText } from './openapi-document.ts';
 import { registerTripRoutes } from './trip-routes.ts';
 import { registerVehicleRoutes } from './vehicle-routes.ts';
@@ -121,6 +122,7 @@ export async function buildApiApp(options: ApiAppOptions): Promise<FastifyInstan
       });
       registerTripRoutes(v1, { database, clock });
       registerVehicleRoutes(v1, { database, clock });
+      registerDriverRoutes(v1, { database, clock });
     },
     { prefix: '/v1' },
   );

@@ -136,7 +136,7 @@ export function parseListQuery(query: Query): ListQuery {
   return { page, limit, filter };
 }
 
-/** Parses the query of `GET /v1/vehicles/{plate}`: the rolling window in days. */
+/** Parses the query of `GET /v1/vehicles/{plate}` and `GET /v1/drivers/{driverId}`: the rolling window in days. */
 export function parseVehicleQuery(query: Query): { windowDays: number } {
   checkNames(query, ['window']);
   return { windowDays: integer(query, 'window', WINDOW_DAYS_MIN, WINDOW_DAYS_MAX, WINDOW_DAYS_DEFAULT) };

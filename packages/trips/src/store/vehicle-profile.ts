@@ -3,14 +3,20 @@ import { type Kysely, sql } from 'kysely';
 import { tierOf } from '../scoring/tiers.ts';
 import type { TripsSchema } from './schema.ts';
 import { themeLabels } from './trip-reads.ts';
-import { iso, num, round1, round2, summarizeWindow, weightedMean, windowSums } from './vehicle-window.ts';
+import {
+  iso,
+  num,
+  round1,
+  round2,
+  summarizeWindow,
+  type Trend,
+  trendOf,
+  weightedMean,
+  windowSums,
+} from './vehicle-window.ts';
 import { findVehicleInFleets } from './vehicles.ts';
 
 const DAY_MS = 86_400_000;
-/** A window needs this many trips before its score is compared with the previous window's. */
-export const TREND_MIN_TRIPS = 3;
-/** Score points of change below which the trend is `stable`. */
-export const TREND_STABLE_POINTS = 2;
 
 export interface VehicleProfile {
   plate: string;
@@ -23,12 +29,7 @@ export interface VehicleProfile {
   tier: string | null;
   themes: Array<{ id: ThemeId; label: string; score: number | null }>;
   weakestTheme: { id: ThemeId; label: string } | null;
-  trend: {
-    direction: 'improving' | 'worsening' | 'stable' | 'insufficient_data';
-    change: number | null;
-    previousScore: number | null;
-    previousWindow: { from: string; to: string };
-  };
+  trend: Trend;
   trips: number;
   distanceKm: number;
   durationMin: number;
@@ -100,19 +101,7 @@ export async function vehicleProfile(
   ]);
 
   const summary = summarizeWindow(current, labels);
-  const { trips: n, score } = summary;
-  const prevN = Number(previous?.n ?? 0);
-  const previousMean = previous
-    ? weightedMean(num(previous.weighted), num(previous.distance), num(previous.plain), prevN)
-    : null;
-  const previousScore = previousMean === null ? null : round1(previousMean);
-
-  let direction: VehicleProfile['trend']['direction'] = 'insufficient_data';
-  let change: number | null = null;
-  if (score !== null && previousScore !== null && n >= TREND_MIN_TRIPS && prevN >= TREND_MIN_TRIPS) {
-    change = round1(score - previousScore);
-    direction = change >= TREND_STABLE_POINTS ? 'improving' : change <= -TREND_STABLE_POINTS ? 'worsening' : 'stable';
-  }
+  const trend = trendOf(summary, previous, prevFrom, from);
 
   const drivers = roster
     .map((r) => {
@@ -138,17 +127,12 @@ export async function vehicleProfile(
     make: vehicle.make,
     model: vehicle.model,
     window: { days: options.windowDays, from: iso(from), to: iso(to) },
-    score,
+    score: summary.score,
     tier: summary.tier,
     themes: summary.themes,
     weakestTheme: summary.weakestTheme,
-    trend: {
-      direction,
-      change,
-      previousScore,
-      previousWindow: { from: iso(prevFrom), to: iso(from) },
-    },
-    trips: n,
+    trend,
+    trips: summary.trips,
     distanceKm: summary.distanceKm,
     durationMin: summary.durationMin,
     lastTripDate: summary.lastTripDate,

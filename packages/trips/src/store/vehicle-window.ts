@@ -54,7 +54,8 @@ const OUTPUT_COLUMNS: Array<[output: string, column: string]> = [
   ),
 ];
 const STAT_SUMS = OUTPUT_COLUMNS.map(([output, column]) => `sum(s.${column}) as ${output}`).join(', ');
-const TRIP_SUMS = (() => {
+/** windowSums' sums over trip rows `r`, named as WindowAggregateRow names them. */
+export const TRIP_SUMS = (() => {
   const terms = new Map(statTerms('r', '1'));
   return OUTPUT_COLUMNS.map(([output, column]) => `sum(${terms.get(column)}) as ${output}`).join(', ');
 })();
@@ -201,4 +202,47 @@ export function summarizeWindow(row: WindowAggregateRow | undefined, labels: Map
     durationMin: round1(row ? (num(row.duration) ?? 0) : 0),
     lastTripDate: last !== null ? iso(last) : null,
   };
+}
+
+/** A window needs this many trips before its score is compared with the previous window's. */
+export const TREND_MIN_TRIPS = 3;
+/** Score points of change below which the trend is `stable`. */
+export const TREND_STABLE_POINTS = 2;
+
+export interface Trend {
+  direction: 'improving' | 'worsening' | 'stable' | 'insufficient_data';
+  change: number | null;
+  previousScore: number | null;
+  previousWindow: { from: string; to: string };
+}
+
+/**
+ * The trend of a window's score against the window before it (`previous`, summed the same way, over
+ * `[previousFromMs, previousToMs)`): `improving` at +2 points or more, `worsening` at -2 or less, else
+ * `stable`; `insufficient_data` under 3 trips in either window.
+ */
+export function trendOf(
+  current: WindowSummary,
+  previous: WindowAggregateRow | undefined,
+  previousFromMs: number,
+  previousToMs: number,
+): Trend {
+  const prevN = Number(previous?.n ?? 0);
+  const previousMean =
+    previous && prevN > 0
+      ? weightedMean(num(previous.weighted), num(previous.distance), num(previous.plain), prevN)
+      : null;
+  const previousScore = previousMean === null ? null : round1(previousMean);
+  let direction: Trend['direction'] = 'insufficient_data';
+  let change: number | null = null;
+  if (
+    current.score !== null &&
+    previousScore !== null &&
+    current.trips >= TREND_MIN_TRIPS &&
+    prevN >= TREND_MIN_TRIPS
+  ) {
+    change = round1(current.score - previousScore);
+    direction = change >= TREND_STABLE_POINTS ? 'improving' : change <= -TREND_STABLE_POINTS ? 'worsening' : 'stable';
+  }
+  return { direction, change, previousScore, previousWindow: { from: iso(previousFromMs), to: iso(previousToMs) } };
 }

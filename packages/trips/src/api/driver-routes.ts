@@ -1,0 +1,37 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { DRIVER_ID_PATTERN } from '../ids.ts';
+import { driverProfile, fleetsWithDriver } from '../store/driver-profile.ts';
+import type { TripsDatabase } from '../store/open-trips-database.ts';
+import { badRequest, notFound } from './api-error.ts';
+import { parseVehicleQuery } from './query-params.ts';
+
+interface Deps {
+  database: TripsDatabase;
+  clock: () => number;
+}
+
+/** `GET /v1/drivers/{driverId}`: a driver's risk profile and the vehicles they drove, under `driver`. */
+export function registerDriverRoutes(app: FastifyInstance, { database, clock }: Deps): void {
+  app.get('/drivers/:driverId', async (req: FastifyRequest<{ Params: { driverId: string } }>, reply) => {
+    const scope = req.scope;
+    if (!scope) throw new Error('request reached a handler without a scope');
+    const driverId = req.params.driverId;
+    if (!DRIVER_ID_PATTERN.test(driverId)) {
+      throw badRequest(
+        `malformed driver id ${JSON.stringify(driverId.slice(0, 70))}: 1-64 of A-Z, a-z, 0-9 and . _ : @ -`,
+      );
+    }
+    const { windowDays } = parseVehicleQuery(req.query as Record<string, unknown>);
+    // Driver ids are unique per fleet: an admin token over several fleets may reach two drivers by one id.
+    const fleets = await fleetsWithDriver(database.db, scope.fleets, driverId);
+    if (fleets.length === 0) throw notFound(`driver ${driverId} not found`);
+    if (fleets.length > 1) {
+      throw badRequest(
+        `driver id ${driverId} exists in fleets ${fleets.join(', ')}: send x-fleet-id with the fleet you mean`,
+      );
+    }
+    const driver = await driverProfile(database.db, fleets[0]!, driverId, { nowMs: clock(), windowDays });
+    if (!driver) throw notFound(`driver ${driverId} not found`);
+    return reply.type('application/json; charset=utf-8').send(JSON.stringify({ ok: true, driver }));
+  });
+}
