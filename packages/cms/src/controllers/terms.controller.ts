@@ -266,7 +266,9 @@ export class TermsController extends RestController {
   }
 
   async createItemPermissionsCheck(request: RestRequest): Promise<true | RestError> {
-    if (!(await request.can(this.taxonomy.cap.edit_terms))) {
+    // A flat taxonomy's terms are created while tagging a post, so assigning them is enough there.
+    const cap = this.taxonomy.hierarchical ? this.taxonomy.cap.edit_terms : this.taxonomy.cap.assign_terms;
+    if (!(await request.can(cap))) {
       return this.forbidden(
         'rest_cannot_create',
         'Sorry, you are not allowed to create terms in this taxonomy.',
