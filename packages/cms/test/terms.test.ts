@@ -155,6 +155,25 @@ describe.each(dialects())('/cms/v2/categories and /tags on $label', (dialect) =>
       expect(after.json().parent).toBe(0);
     });
 
+    it('derives the page of the Link header from offset, as WordPress does for terms', async () => {
+      for (const name of ['paging a', 'paging b', 'paging c', 'paging d']) await post('tags', { name });
+      const res = await cms.call({ method: 'GET', url: '/cms-json/cms/v2/tags?offset=2&per_page=2' });
+      const total = Number(res.headers['x-cms-total']);
+      expect(total).toBeGreaterThanOrEqual(6);
+      expect(res.headers['x-cms-totalpages']).toBe(String(Math.ceil(total / 2)));
+      // offset 2 at 2 per page is page 2: prev is page 1, next page 3.
+      expect(res.headers.link).toBe(
+        '<http://cms.test/cms-json/cms/v2/tags?offset=2&per_page=2&page=1>; rel="prev", ' +
+          '<http://cms.test/cms-json/cms/v2/tags?offset=2&per_page=2&page=3>; rel="next"',
+      );
+      // Past the end, prev points at the last page and there is no next.
+      const past = await cms.call({ method: 'GET', url: '/cms-json/cms/v2/tags?offset=1000&per_page=2' });
+      expect(past.json()).toEqual([]);
+      expect(past.headers.link).toBe(
+        `<http://cms.test/cms-json/cms/v2/tags?offset=1000&per_page=2&page=${Math.ceil(total / 2)}>; rel="prev"`,
+      );
+    });
+
     it('limits ?post= to readable posts and answers rest_post_invalid_id for unknown ones', async () => {
       const missing = await cms.call({ method: 'GET', url: '/cms-json/cms/v2/categories?post=12345' });
       expect(missing.json()).toEqual({

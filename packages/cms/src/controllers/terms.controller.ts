@@ -234,6 +234,8 @@ export class TermsController extends RestController {
     const post = toInt(request.get('post'));
     if (post) query.onlyIds = await this.ctx.content.termIdsOfPost(post, this.taxonomy.slug);
     const total = await this.ctx.terms.countMatching(query);
+    // The paging links count from the offset actually used, so an offset moves them like a page.
+    const linkPage = perPage > 0 ? Math.ceil(offset / perPage + 1) : page;
     const terms = await this.ctx.terms.list({ ...query, limit: perPage, offset });
     const items: unknown[] = [];
     for (const term of terms)
@@ -245,7 +247,7 @@ export class TermsController extends RestController {
       {
         total,
         perPage,
-        page,
+        page: linkPage,
         baseUrl: await this.ctx.server.url(`/${this.namespace}/${this.restBase}`),
       },
       this.ctx.server.headerPrefix,
