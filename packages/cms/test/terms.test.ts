@@ -155,6 +155,16 @@ describe.each(dialects())('/cms/v2/categories and /tags on $label', (dialect) =>
       expect(after.json().parent).toBe(0);
     });
 
+    it('filters term descriptions like pre_term_description (wp_filter_kses), even for administrators', async () => {
+      // Live oracle: POST /wp/v2/tags as admin with this description stores 'Fish &amp; x chips <b>ok</b>'.
+      const tag = await post('tags', { name: 'described', description: 'Fish & <script>x</script> chips <b>ok</b>' });
+      expect(tag.json().description).toBe('Fish &amp; x chips <b>ok</b>');
+      const updated = await post(`categories/1`, { description: '<img src=x onerror=y>1 < 2' });
+      expect(updated.json().description).toBe('1 &lt; 2');
+      const menu = await post('menus', { name: 'Described menu', description: '<i onclick="x">i</i>' });
+      expect(menu.json().description).toBe('<i>i</i>');
+    });
+
     it('derives the page of the Link header from offset, as WordPress does for terms', async () => {
       for (const name of ['paging a', 'paging b', 'paging c', 'paging d']) await post('tags', { name });
       const res = await cms.call({ method: 'GET', url: '/cms-json/cms/v2/tags?offset=2&per_page=2' });

@@ -3,6 +3,7 @@
  * @wp 6.1
  */
 
+import { ksesData } from '../content/render/kses.ts';
 import { getPostStatus } from '../core/post-statuses.ts';
 import { getPostType } from '../core/post-types.ts';
 import { getTaxonomy, type TaxonomyDef } from '../core/taxonomies.ts';
@@ -340,7 +341,7 @@ export class TermsController extends RestController {
           taxonomy: this.taxonomy.slug,
           name,
           slug,
-          description: String(request.get('description') ?? ''),
+          description: ksesData(String(request.get('description') ?? '')),
           parent,
         },
         trx,
@@ -368,7 +369,7 @@ export class TermsController extends RestController {
     const name = request.get('name');
     if (typeof name === 'string' && name.trim() !== '') changes.name = name.trim();
     const description = request.get('description');
-    if (typeof description === 'string') changes.description = description;
+    if (typeof description === 'string') changes.description = ksesData(description);
     if (parent !== undefined) {
       if (parent === term.id) {
         throw new RestError('rest_term_invalid', 'Parent term does not exist.', { status: 400 });
