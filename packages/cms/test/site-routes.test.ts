@@ -156,6 +156,13 @@ describe('settings, types, statuses, taxonomies', () => {
     });
     const contributorList = await cms.call({ method: 'GET', url: '/cms-json/cms/v2/types?context=edit', as: 'conrad' });
     expect(Object.keys(contributorList.json())).toEqual(['post', 'attachment', 'cms_block']);
+    const subscriberList = await cms.call({ method: 'GET', url: '/cms-json/cms/v2/types?context=edit', as: 'sam' });
+    expect(subscriberList.statusCode).toBe(403);
+    expect(subscriberList.json()).toEqual({
+      code: 'rest_cannot_view',
+      message: 'Sorry, you are not allowed to edit posts in this post type.',
+      data: { status: 403 },
+    });
     const unknown = await cms.call({ method: 'GET', url: '/cms-json/cms/v2/types/nope' });
     expect(unknown.json()).toEqual({ code: 'rest_type_invalid', message: 'Invalid post type.', data: { status: 404 } });
   });

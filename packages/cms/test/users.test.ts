@@ -247,6 +247,33 @@ describe.each(dialects())('/cms/v2/users on $label', (dialect) => {
       });
     });
 
+    it('filters a biography like pre_user_description (wp_filter_kses), whoever writes it', async () => {
+      // Live oracle: the same POST /wp/v2/users/me gives this description.
+      const bio =
+        '<a href="javascript:alert(1)" onclick="x">l</a> <img src=x onerror=y> &amp; &copy; 5 < 6 & <em>e</em>';
+      const expected = '<a href="alert(1)">l</a>  &amp; &copy; 5 &lt; 6 &amp; <em>e</em>';
+      const own = await cms.call({
+        method: 'POST',
+        url: '/cms-json/cms/v2/users/me',
+        as: 'sam',
+        payload: { description: bio },
+      });
+      expect(own.json().description).toBe(expected);
+      const created = await cms.call({
+        method: 'POST',
+        url: '/cms-json/cms/v2/users',
+        as: 'admin',
+        payload: {
+          username: 'biography',
+          email: 'bio@example.test',
+          password: 'p',
+          description: '<script>x</script>Hi & bye',
+        },
+      });
+      expect(created.statusCode).toBe(201);
+      expect(created.json().description).toBe('xHi &amp; bye');
+    });
+
     it('updates users: own profile for anyone, others only with edit_users; username is fixed', async () => {
       const own = await cms.call({
         method: 'POST',

@@ -6,7 +6,7 @@
 
 import { arg, runShape } from '@svc/platform';
 import { type Kysely, sql } from 'kysely';
-import { literalLimit } from '../db/limit.ts';
+import { literalLimit, sqlOffset } from '../db/limit.ts';
 import type { CmsDatabase } from '../db/schema.ts';
 import {
   POST_KEY_COLUMNS,
@@ -288,7 +288,7 @@ export class PostRepository {
         for (const item of postListOrder(query)) q = q.orderBy(item.expr, item.direction);
         return q.limit(literalLimit(page.limit)).offset(arg(0) as unknown as number);
       },
-      [page.offset],
+      [sqlOffset(page.offset)],
     )) as Partial<PostRow>[];
     // A short page (or an empty first page) already tells the total; only a full page needs a count.
     const total =

@@ -3,6 +3,7 @@
  * with their theme `locations` and `auto_add` flag. Deleting a menu deletes its items.
  */
 
+import { ksesData } from '../content/render/kses.ts';
 import { getTaxonomy, type TaxonomyDef } from '../core/taxonomies.ts';
 import type { Term, TermQuery } from '../db/terms-repository.ts';
 import { writeTransaction } from '../db/write-transaction.ts';
@@ -321,7 +322,13 @@ export class MenusController extends RestController {
     const slug = await this.uniqueSlug(requested || sanitizeTitle(name));
     const id = await writeTransaction(this.ctx.db, (trx) =>
       this.ctx.terms.insert(
-        { taxonomy: 'nav_menu', name, slug, description: String(request.get('description') ?? ''), parent: 0 },
+        {
+          taxonomy: 'nav_menu',
+          name,
+          slug,
+          description: ksesData(String(request.get('description') ?? '')),
+          parent: 0,
+        },
         trx,
       ),
     );
@@ -362,7 +369,7 @@ export class MenusController extends RestController {
       changes.name = name.trim();
     }
     const description = request.get('description');
-    if (typeof description === 'string') changes.description = description;
+    if (typeof description === 'string') changes.description = ksesData(description);
     const slug = request.get('slug');
     if (typeof slug === 'string' && slug !== '' && slug !== term.slug) {
       const other = await this.ctx.terms.findBySlug('nav_menu', slug);

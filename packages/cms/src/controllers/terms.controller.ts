@@ -3,6 +3,7 @@
  * @wp 6.1
  */
 
+import { ksesData } from '../content/render/kses.ts';
 import { getPostStatus } from '../core/post-statuses.ts';
 import { getPostType } from '../core/post-types.ts';
 import { getTaxonomy, type TaxonomyDef } from '../core/taxonomies.ts';
@@ -234,6 +235,8 @@ export class TermsController extends RestController {
     const post = toInt(request.get('post'));
     if (post) query.onlyIds = await this.ctx.content.termIdsOfPost(post, this.taxonomy.slug);
     const total = await this.ctx.terms.countMatching(query);
+    // The paging links count from the offset actually used, so an offset moves them like a page.
+    const linkPage = perPage > 0 ? Math.ceil(offset / perPage + 1) : page;
     const terms = await this.ctx.terms.list({ ...query, limit: perPage, offset });
     const items: unknown[] = [];
     for (const term of terms)
@@ -245,7 +248,7 @@ export class TermsController extends RestController {
       {
         total,
         perPage,
-        page,
+        page: linkPage,
         baseUrl: await this.ctx.server.url(`/${this.namespace}/${this.restBase}`),
       },
       this.ctx.server.headerPrefix,
@@ -266,7 +269,9 @@ export class TermsController extends RestController {
   }
 
   async createItemPermissionsCheck(request: RestRequest): Promise<true | RestError> {
-    if (!(await request.can(this.taxonomy.cap.edit_terms))) {
+    // A flat taxonomy's terms are created while tagging a post, so assigning them is enough there.
+    const cap = this.taxonomy.hierarchical ? this.taxonomy.cap.edit_terms : this.taxonomy.cap.assign_terms;
+    if (!(await request.can(cap))) {
       return this.forbidden(
         'rest_cannot_create',
         'Sorry, you are not allowed to create terms in this taxonomy.',
@@ -336,7 +341,7 @@ export class TermsController extends RestController {
           taxonomy: this.taxonomy.slug,
           name,
           slug,
-          description: String(request.get('description') ?? ''),
+          description: ksesData(String(request.get('description') ?? '')),
           parent,
         },
         trx,
@@ -364,7 +369,7 @@ export class TermsController extends RestController {
     const name = request.get('name');
     if (typeof name === 'string' && name.trim() !== '') changes.name = name.trim();
     const description = request.get('description');
-    if (typeof description === 'string') changes.description = description;
+    if (typeof description === 'string') changes.description = ksesData(description);
     if (parent !== undefined) {
       if (parent === term.id) {
         throw new RestError('rest_term_invalid', 'Parent term does not exist.', { status: 400 });

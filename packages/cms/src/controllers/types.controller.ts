@@ -119,7 +119,7 @@ export class TypesController extends RestController {
         {
           methods: READABLE,
           handler: (r) => this.getItems(r),
-          permission: () => true,
+          permission: (r) => this.getItemsPermissionsCheck(r),
           args: { context: this.contextParam({ default: 'view' }) },
         },
       ],
@@ -138,6 +138,17 @@ export class TypesController extends RestController {
       ],
       { schema, args: { type: { description: 'An alphanumeric identifier for the post type.', type: 'string' } } },
     );
+  }
+
+  /** The edit context of the list needs edit rights on the posts of at least one type. */
+  private async getItemsPermissionsCheck(request: RestRequest): Promise<true | RestError> {
+    if (request.get('context') !== 'edit') return true;
+    for (const type of POST_TYPES) {
+      if (await request.can(type.cap.edit_posts)) return true;
+    }
+    return new RestError('rest_cannot_view', 'Sorry, you are not allowed to edit posts in this post type.', {
+      status: authorizationRequiredCode(request.user.id),
+    });
   }
 
   private async getItems(request: RestRequest): Promise<RestResponse> {

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { hashPassword } from '../auth/passwords.ts';
 import { ROLES } from '../auth/roles.ts';
 import { createUser, deleteUser, isValidUsername, uniqueNicename } from '../auth/users-service.ts';
+import { ksesData } from '../content/render/kses.ts';
 import { POST_TYPES } from '../core/post-types.ts';
 import type { User, UserQuery } from '../db/users-repository.ts';
 import { writeTransaction } from '../db/write-transaction.ts';
@@ -543,7 +544,7 @@ export class UsersController extends RestController {
       ...(str('last_name') !== undefined ? { lastName: str('last_name')! } : {}),
       ...(str('nickname') !== undefined ? { nickname: str('nickname')! } : {}),
       ...(str('slug') ? { slug: str('slug')! } : {}),
-      ...(str('description') !== undefined ? { description: str('description')! } : {}),
+      ...(str('description') !== undefined ? { description: ksesData(str('description')!) } : {}),
       ...(str('url') !== undefined ? { url: sanitizeUrl(str('url')) } : {}),
       ...(str('locale') !== undefined ? { locale: str('locale')! } : {}),
     });
@@ -604,7 +605,7 @@ export class UsersController extends RestController {
     set('first_name', 'first_name');
     set('last_name', 'last_name');
     set('nickname', 'nickname');
-    set('description', 'description');
+    set('description', 'description', (v) => ksesData(String(v)));
     set('url', 'url', (v) => sanitizeUrl(v));
     set('locale', 'locale');
     if (typeof slug === 'string' && slug !== '') changes.nicename = await uniqueNicename(this.ctx, slug, user.id);

@@ -10,3 +10,12 @@ import { type RawBuilder, sql } from 'kysely';
 export function literalLimit(n: number): number | RawBuilder<number> {
   return Number.isSafeInteger(n) && n >= 0 ? sql.lit(n) : n;
 }
+
+/**
+ * An OFFSET the database can bind. A page or offset far past any table (PHP saturates such numbers at
+ * PHP_INT_MAX) is a float beyond 2^63 here, which SQLite refuses ("datatype mismatch") and PostgreSQL
+ * cannot hold in a bigint; clamped to the largest exact integer, it skips every row just the same.
+ */
+export function sqlOffset(n: number): number {
+  return Number.isFinite(n) && n > 0 ? Math.min(Math.trunc(n), Number.MAX_SAFE_INTEGER) : 0;
+}

@@ -5,7 +5,7 @@
 
 import { arg, runShape } from '@svc/platform';
 import { type Kysely, type Selectable, sql } from 'kysely';
-import { literalLimit } from './limit.ts';
+import { literalLimit, sqlOffset } from './limit.ts';
 import type { CmsDatabase, TermsTable } from './schema.ts';
 
 export type Term = Selectable<TermsTable>;
@@ -144,7 +144,7 @@ export class TermsRepository {
         query = query.orderBy('name', dir).orderBy('id', 'asc');
     }
     if (q.limit !== undefined) query = query.limit(literalLimit(q.limit));
-    if (q.offset) query = query.offset(q.offset).limit(literalLimit(q.limit ?? 1_000_000_000));
+    if (q.offset) query = query.offset(sqlOffset(q.offset)).limit(literalLimit(q.limit ?? 1_000_000_000));
     const rows = await query.execute();
     if (q.orderby === 'include' && q.include) {
       const order = new Map(q.include.map((id, i) => [id, i]));

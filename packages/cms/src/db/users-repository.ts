@@ -1,6 +1,6 @@
 /** Users (wp_users with the profile meta we keep in columns). */
 import { type Kysely, type Selectable, sql } from 'kysely';
-import { literalLimit } from './limit.ts';
+import { literalLimit, sqlOffset } from './limit.ts';
 import type { CmsDatabase, UsersTable } from './schema.ts';
 
 export type UserRow = Selectable<UsersTable>;
@@ -142,7 +142,7 @@ export class UsersRepository {
         query = query.orderBy('display_name', dir).orderBy('id', dir);
     }
     if (q.limit !== undefined) query = query.limit(literalLimit(q.limit));
-    if (q.offset) query = query.offset(q.offset).limit(literalLimit(q.limit ?? 1_000_000_000));
+    if (q.offset) query = query.offset(sqlOffset(q.offset)).limit(literalLimit(q.limit ?? 1_000_000_000));
     const rows = await query.execute();
     const users = rows.map(toUser);
     if (q.orderby === 'include' && q.include) {

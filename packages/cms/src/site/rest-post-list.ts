@@ -18,7 +18,7 @@ import {
 import type { ContentRuntime } from '../content/runtime.ts';
 import { sanitizeTitleForQuery } from '../content/slugs.ts';
 import type { TaxonomyDef } from '../core/taxonomies.ts';
-import { literalLimit } from '../db/limit.ts';
+import { literalLimit, sqlOffset } from '../db/limit.ts';
 import { RestError } from '../rest/errors.ts';
 import { isPlainObject, toInt } from '../rest/php.ts';
 import type { RestRequest } from '../rest/request.ts';
@@ -199,7 +199,7 @@ export async function listForRest(options: RestListOptions): Promise<RestListPag
   for (const item of postListOrder({ ...query, ...(searchClause ? { search: searchClause } : {}) })) {
     q = q.orderBy(item.expr as never, item.direction);
   }
-  const rows = await q.limit(literalLimit(perPage)).offset(offset).execute();
+  const rows = await q.limit(literalLimit(perPage)).offset(sqlOffset(offset)).execute();
   const count = await db
     .selectFrom('posts')
     .select((eb) => eb.fn.countAll<number>().as('n'))

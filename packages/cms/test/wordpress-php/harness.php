@@ -16,7 +16,9 @@ require ABSPATH . WPINC . '/l10n.php';
 require ABSPATH . WPINC . '/functions.php';
 function is_multisite() { return false; }
 function is_admin() { return false; }
-function wp_cache_get() { return false; }
+// _wp_specialchars() (esc_html) reads the charset from the autoloaded options.
+function wp_cache_get($key = '') { return $key === 'alloptions' ? ['blog_charset' => 'UTF-8'] : false; }
+function wp_installing() { return false; }
 function wp_cache_set() { return true; }
 function includes_url($path = '') { return 'http://example.test/wp-includes/' . $path; }
 function site_url() { return 'http://example.test'; }
@@ -28,6 +30,8 @@ require ABSPATH . WPINC . '/kses.php';
 require ABSPATH . WPINC . '/shortcodes.php';
 require ABSPATH . WPINC . '/class-wp-block-parser.php';
 smilies_init();
+// As default-filters.php does: a '<' that opens no tag is kept as an entity by every kses call.
+add_filter('pre_kses', 'wp_pre_kses_less_than');
 add_filter('sanitize_title', 'sanitize_title_with_dashes', 'sanitize_title_for_query', 10, 3);
 // The shortcodes a default install registers; only their names matter to the functions tested here.
 foreach (['wp_caption', 'caption', 'gallery', 'playlist', 'audio', 'video', 'embed'] as $tag) {

@@ -27,6 +27,9 @@ const CASES = [
   '<p>unclosed <b',
   '<style>body{}</style><link rel="x">',
   '<svg onload="x"><circle/></svg>',
+  'a < b and c<d',
+  '5 < 6 & "quoted" \'single\' <b>x</b> 7 <8',
+  'x <\n y <!-- c < d --> z',
 ];
 
 describe('kses', () => {
@@ -39,6 +42,11 @@ describe('kses', () => {
   it('keeps block delimiters', () => {
     const content = '<!-- wp:paragraph -->\n<p>x</p>\n<!-- /wp:paragraph -->';
     expect(ksesPost(content)).toBe(content);
+  });
+
+  it("keeps a '<' that opens no tag, as an entity (wp_pre_kses_less_than)", () => {
+    expect(ksesData('5 < 6 & x')).toBe('5 &lt; 6 &amp; x');
+    expect(ksesPost('a < b and c<d')).toBe('a &lt; b and c&lt;d');
   });
 
   it('allows only inline markup in titles', () => {

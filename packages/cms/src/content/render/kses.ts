@@ -4,6 +4,7 @@
  * protocols, inline styles keep only safe properties, entities are normalized, comments (and so block
  * delimiters) are kept. Content and excerpts use the post allowlist; titles the small inline one.
  */
+import { escHtml } from '../../rest/formatting.ts';
 
 /** Attributes every element of the post allowlist accepts (WordPress's global attributes). */
 const GLOBAL_ATTRIBUTES = [
@@ -460,6 +461,9 @@ function validCodePoint(i: number): boolean {
 function ksesWith(text: string, allowed: Allowlist): string {
   let out = noNull(text, false);
   out = normalizeEntities(out);
+  // wp_pre_kses_less_than (WordPress's default pre_kses filter): a '<' that opens no tag is text, escaped
+  // rather than cut away with everything after it.
+  out = out.replace(/<[^>]*?((?=<)|>|$)/g, (m) => (m.includes('>') ? m : escHtml(m)));
   return out.replace(/(<!--[\s\S]*?(-->|$))|(<[^>]*(>|$)|>)/g, (part) => {
     const piece = part.replace(/\\"/g, '"');
     if (piece[0] !== '<') return '&gt;';
