@@ -66,5 +66,38 @@ describe.each(dialects())('list bounds on $label', (dialect) => {
       expect(res.statusCode, res.body).toBeLessThan(500);
       if (res.statusCode === 200) expect(res.json()).toEqual([]);
     });
+
+    it('a menu_order beyond a 32-bit integer is stored at its limit, as MySQL does, and filters without a 500', async () => {
+      for (const [given, stored] of [
+        [HUGE, 2147483647],
+        ['-99999999999999', -2147483648],
+        [1e20, 2147483647],
+      ] as const) {
+        const created = await cms.call({
+          method: 'POST',
+          url: '/cms-json/cms/v2/pages',
+          as: 'admin',
+          payload: { title: `Order ${given}`, status: 'publish', menu_order: given },
+        });
+        expect(created.statusCode, created.body).toBe(201);
+        expect(created.json().menu_order).toBe(stored);
+        const updated = await cms.call({
+          method: 'POST',
+          url: `/cms-json/cms/v2/pages/${created.json().id}`,
+          as: 'admin',
+          payload: { menu_order: given },
+        });
+        expect(updated.statusCode, updated.body).toBe(200);
+        expect(updated.json().menu_order).toBe(stored);
+      }
+      for (const url of [
+        `pages?menu_order=${HUGE}`,
+        'pages?menu_order=-99999999999999',
+        `menu-items?menu_order=${HUGE}`,
+      ]) {
+        const res = await cms.call({ method: 'GET', url: `/cms-json/cms/v2/${url}`, as: 'admin' });
+        expect(res.statusCode, `${url}: ${res.body}`).toBeLessThan(500);
+      }
+    });
   });
 });

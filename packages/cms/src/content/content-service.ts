@@ -9,6 +9,7 @@ import { arg, runShape } from '@svc/platform';
 import type { Kysely } from 'kysely';
 import { getPostStatus } from '../core/post-statuses.ts';
 import { getPostType } from '../core/post-types.ts';
+import { int32Column } from '../db/limit.ts';
 import type { OptionsRepository } from '../db/options-repository.ts';
 import type { CmsDatabase } from '../db/schema.ts';
 import type { TermsRepository } from '../db/terms-repository.ts';
@@ -617,7 +618,7 @@ export class ContentService {
       existing?.commentStatus ||
       (update ? 'closed' : defaultCommentStatus(type, settings, 'comment'));
     const pingStatus = w.pingStatus || existing?.pingStatus || defaultCommentStatus(type, settings, 'ping');
-    const menuOrder = w.menuOrder ?? existing?.menuOrder ?? 0;
+    const menuOrder = int32Column(w.menuOrder ?? existing?.menuOrder ?? 0);
     const password = status === 'private' ? '' : (w.password ?? existing?.password ?? '');
     let parentId = w.parentId ?? existing?.parentId ?? 0;
     if (existing) parentId = await this.#checkHierarchyLoops(trx, existing.id, parentId);

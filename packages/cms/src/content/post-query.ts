@@ -11,6 +11,7 @@
  * - `relevance` ranks title matches first, then by date.
  */
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
+import { fitsInt32 } from '../db/limit.ts';
 import type { CmsDatabase } from '../db/schema.ts';
 
 export type SearchColumn = 'post_title' | 'post_excerpt' | 'post_content';
@@ -266,7 +267,11 @@ export function postListWhere(eb: Eb, q: PostListQuery): Expression<SqlBool> {
   else if (q.parentsExclude && q.parentsExclude.length > 0)
     and.push(eb('posts.parent_id', 'not in', [...q.parentsExclude]));
   if (q.slugs && q.slugs.length > 0) and.push(eb('posts.slug', 'in', [...q.slugs]));
-  if (q.menuOrder !== undefined) and.push(eb('posts.menu_order', '=', q.menuOrder));
+  // No stored menu_order lies outside the column's 32-bit range (see int32Column), so such a filter
+  // matches nothing, as in WordPress; PostgreSQL would refuse the number as a parameter.
+  if (q.menuOrder !== undefined) {
+    and.push(fitsInt32(q.menuOrder) ? eb('posts.menu_order', '=', q.menuOrder) : sql<SqlBool>`1 = 0`);
+  }
   if (q.after) and.push(eb('posts.date_local', '>', q.after));
   if (q.before) and.push(eb('posts.date_local', '<', q.before));
   if (q.modifiedAfter) and.push(eb('posts.modified_local', '>', q.modifiedAfter));

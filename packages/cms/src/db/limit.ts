@@ -19,3 +19,21 @@ export function literalLimit(n: number): number | RawBuilder<number> {
 export function sqlOffset(n: number): number {
   return Number.isFinite(n) && n > 0 ? Math.min(Math.trunc(n), Number.MAX_SAFE_INTEGER) : 0;
 }
+
+const INT32_MIN = -2_147_483_648;
+const INT32_MAX = 2_147_483_647;
+
+/** Whether a 32-bit integer column (wp_posts.menu_order is an INT) can hold `n`. */
+export function fitsInt32(n: number): boolean {
+  return Number.isInteger(n) && n >= INT32_MIN && n <= INT32_MAX;
+}
+
+/**
+ * A value for a 32-bit integer column. MySQL, in the SQL mode WordPress sets, stores an out-of-range
+ * number at the nearest limit (a menu_order of 1e20 is read back as 2147483647); PostgreSQL's integer
+ * would refuse it, and SQLite would keep it whole.
+ */
+export function int32Column(n: number): number {
+  if (!Number.isFinite(n)) return 0;
+  return Math.min(INT32_MAX, Math.max(INT32_MIN, Math.trunc(n)));
+}
