@@ -216,6 +216,7 @@ export class EdgeSdk {
             clock,
             random: options.random ?? Math.random,
             keepSentTrips: positive('keepSentTrips', options.keepSentTrips ?? 1000, true),
+            onError: (error) => this.onError(error),
           },
           (trip) => tripMeta(trip),
           (event) => this.emitter.emit(event),
