@@ -3,7 +3,7 @@ import { gzip } from 'node:zlib';
 import type { TelemetryMeta } from '@svc/scoring';
 import { type RetryPolicy, retryDelayMs } from './backoff.ts';
 import type { BufferStore, TripRow } from './buffer-store.ts';
-import type { Clock } from './clock.ts';
+import { type Clock, MAX_TIMER_MS } from './clock.ts';
 import type { IngestClient } from './ingest-client.ts';
 
 const gzipAsync = promisify(gzip);
@@ -209,10 +209,14 @@ export class Uploader {
 
   private schedule(delayMs: number): void {
     this.clearTimer();
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.kick();
-    }, delayMs);
+    // Node runs a longer timer after 1 ms; a long Retry-After is waited out in steps (kick re-checks the hold).
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.kick();
+      },
+      Math.min(delayMs, MAX_TIMER_MS),
+    );
     // The host decides how long the process lives; a pending retry must not keep it alive on its own.
     this.timer.unref();
   }
