@@ -52,7 +52,14 @@ function startDayMs(startDate: string | number | undefined): number {
   const text = startDate ?? DEFAULT_START_DATE;
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
   if (!match) throw new RangeError(`schedule: startDate must be YYYY-MM-DD (got "${text}")`);
-  return Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]), 12);
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const ms = Date.UTC(year, month - 1, day, 12);
+  // Date.UTC rolls 2025-02-30 over into March: a date that does not exist is a mistake, not a wish.
+  const date = new Date(ms);
+  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) {
+    throw new RangeError(`schedule: startDate ${text} is not a date of the calendar`);
+  }
+  return ms;
 }
 
 /** A random hour in [from, to). */
