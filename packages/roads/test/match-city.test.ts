@@ -115,6 +115,29 @@ describe('trace behaviours', () => {
     expect(still.subTraces).toHaveLength(1);
   });
 
+  it('reads each fix of a long standstill a bounded number of times (no quadratic stop detection)', () => {
+    // Two hours parked with the logger on: 7,200 jittering 1 Hz fixes (3 m noise) at one place.
+    const at = base.points[0]!;
+    const random = seededRandom(5);
+    const kx = 111_320 * Math.cos((at.lat * Math.PI) / 180);
+    const parked: TracePoint[] = Array.from({ length: 7200 }, (_, i) => ({
+      lon: at.lon + (gaussian(random) * 3) / kx,
+      lat: at.lat + (gaussian(random) * 3) / 110_574,
+      timeMs: at.timeMs! + i * 1000,
+    }));
+    let reads = 0;
+    const counted = new Proxy(parked, {
+      get(target, key, receiver) {
+        if (typeof key === 'string' && /^\d+$/.test(key)) reads++;
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    const result = matchTrace(city, counted);
+    expect(result.points.every((p) => p.matched)).toBe(true);
+    expect(result.subTraces).toHaveLength(1);
+    expect(reads / parked.length).toBeLessThan(100);
+  });
+
   it('follows a U-turn in the middle of a street', () => {
     // Drive 120 m along a long street, turn, drive back.
     const edge =

@@ -260,6 +260,10 @@ export class TraceMatcher {
     let sumLat = 0;
     let n = 0;
     let last = i;
+    // An upper bound on the distance of the fixes so far from the centroid: it grows by what the centroid moves
+    // (triangle inequality), and all fixes are measured again only when it exceeds the radius. Measuring them
+    // all at every fix made a long standstill quadratic (two parked hours at 1 Hz took seconds).
+    let farthestM = 0;
     for (let j = i; j < points.length; j++) {
       const q = points[j]!;
       if (j > i) {
@@ -268,12 +272,16 @@ export class TraceMatcher {
       }
       const cLon = (sumLon + q.lon) / (n + 1);
       const cLat = (sumLat + q.lat) / (n + 1);
-      let inside = true;
-      for (let k = i; k <= j && inside; k++) {
-        const r = points[k]!;
-        inside = Math.hypot((r.lon - cLon) * kx, (r.lat - cLat) * ky) <= radiusM;
+      if (n > 0) farthestM += Math.hypot((cLon - sumLon / n) * kx, (cLat - sumLat / n) * ky);
+      farthestM = Math.max(farthestM, Math.hypot((q.lon - cLon) * kx, (q.lat - cLat) * ky));
+      if (farthestM > radiusM) {
+        farthestM = 0;
+        for (let k = i; k <= j && farthestM <= radiusM; k++) {
+          const r = points[k]!;
+          farthestM = Math.max(farthestM, Math.hypot((r.lon - cLon) * kx, (r.lat - cLat) * ky));
+        }
+        if (farthestM > radiusM) break;
       }
-      if (!inside) break;
       sumLon += q.lon;
       sumLat += q.lat;
       n++;
