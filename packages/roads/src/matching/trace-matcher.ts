@@ -363,7 +363,11 @@ export class TraceMatcher {
     // turning round at a motorway end); without, the route may be maxRouteFactor times the straight line.
     const reachM = dtS !== null ? Math.max(dtS, 1) * this.maxSpeedMps : gcM * o.maxRouteFactor;
     const bound = Math.min(o.maxRouteDistanceM, reachM + 2 * radiusM);
-    const stayM = 3 * Math.max(prev.sigmaM, cur.sigmaM);
+    // How far a fix may fall back along the road while the vehicle goes forward or stands: three standard
+    // deviations of the difference of two independent position errors (sqrt(2) sigma for equal sigmas). The
+    // larger sigma alone dropped valid fixes on one-way roads and at bends, and pushed the decoder onto a
+    // parallel two-way road it then could not leave.
+    const stayM = 3 * Math.hypot(prev.sigmaM, cur.sigmaM);
     const invBeta = 1 / o.betaM;
     const weights = this.weights;
     const w = this.roadFactor;
