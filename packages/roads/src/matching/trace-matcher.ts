@@ -318,9 +318,21 @@ export class TraceMatcher {
     const hits = roadsNear(graph, p.lon, p.lat, radiusM, this.kx, this.ky);
     if (hits.length === 0) return null;
     const cands: Candidate[] = [];
+    // Candidates at the same point as the previous hit do not count towards the cap: the roads meeting at one
+    // junction node all touch it there, and counting each of them crowded out a road a few metres further away
+    // (a cluster of short junction edges in Monaco dropped the road the vehicle was on for one fix, which killed
+    // the right hypothesis and broke the trace). A hard limit keeps the work bounded.
+    let counted = 0;
+    let lastLon = Number.NaN;
+    let lastLat = Number.NaN;
     for (const h of hits) {
+      const samePoint = h.lon === lastLon && h.lat === lastLat;
+      if (!samePoint && counted >= o.maxCandidates) break;
+      lastLon = h.lon;
+      lastLat = h.lat;
       for (const edge of [graph.data.geomForward[h.geom]!, graph.data.geomBackward[h.geom]!]) {
-        if (edge < 0 || cands.length >= o.maxCandidates) continue;
+        if (edge < 0 || cands.length >= 2 * o.maxCandidates || (!samePoint && counted >= o.maxCandidates)) continue;
+        if (!samePoint) counted++;
         const z = h.distanceM / sigmaM;
         cands.push({
           edge,
@@ -331,7 +343,6 @@ export class TraceMatcher {
           logEmission: -0.5 * z * z,
         });
       }
-      if (cands.length >= o.maxCandidates) break;
     }
     const m = cands.length;
     const score = new Float64Array(m);
