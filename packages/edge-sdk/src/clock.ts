@@ -13,3 +13,6 @@ export const systemClock: Clock = {
   now: () => Date.now(),
   monotonicMs: () => performance.now(),
 };
+
+/** Longest delay a Node timer holds (2^31 - 1 ms, 24.8 days); Node fires a longer one after 1 ms. */
+export const MAX_TIMER_MS = 2_147_483_647;

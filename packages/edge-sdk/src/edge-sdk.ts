@@ -12,7 +12,7 @@ import type {
 import { isValidTimeZone, MACHINE_TYPES } from '@svc/scoring';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './backoff.ts';
 import { BufferStore, type Durability, type TripRow, type TripState } from './buffer-store.ts';
-import { type Clock, systemClock } from './clock.ts';
+import { type Clock, MAX_TIMER_MS, systemClock } from './clock.ts';
 import { Emitter } from './emitter.ts';
 import { EdgeSdkConfigError, EdgeSdkStateError } from './errors.ts';
 import { type FetchLike, IngestClient, type ServerTripStatus } from './ingest-client.ts';
@@ -157,7 +157,7 @@ export class EdgeSdk {
         ? new IngestClient({
             endpoint: options.endpoint,
             ingestKey: options.ingestKey,
-            requestTimeoutMs: positive('requestTimeoutMs', options.requestTimeoutMs ?? 30_000, false),
+            requestTimeoutMs: timerMs('requestTimeoutMs', options.requestTimeoutMs ?? 30_000),
             ...(options.fetch ? { fetch: options.fetch } : {}),
             userAgent: `svc-edge-sdk/${EDGE_SDK_VERSION} (node ${process.version})`,
           })
@@ -216,13 +216,14 @@ export class EdgeSdk {
             clock,
             random: options.random ?? Math.random,
             keepSentTrips: positive('keepSentTrips', options.keepSentTrips ?? 1000, true),
+            onError: (error) => this.onError(error),
           },
           (trip) => tripMeta(trip),
           (event) => this.emitter.emit(event),
         )
       : undefined;
 
-    const intervalMs = positive('silenceCheckIntervalMs', options.silenceCheckIntervalMs ?? 15_000, false);
+    const intervalMs = timerMs('silenceCheckIntervalMs', options.silenceCheckIntervalMs ?? 15_000);
     this.silenceTimer = setInterval(() => this.checkSilence(), intervalMs);
     this.silenceTimer.unref();
     this.checkSilence();
@@ -373,7 +374,7 @@ export class EdgeSdk {
       if (left === 0 || !uploader) return { done: left === 0, counts };
       const remainingMs = deadline - performance.now();
       if (remainingMs <= 0) return { done: false, counts };
-      await sleep(Math.min(Math.max(uploader.backoffRemainingMs, 20), remainingMs));
+      await sleep(Math.min(Math.max(uploader.backoffRemainingMs, 20), remainingMs, MAX_TIMER_MS));
       uploader.kick();
     }
     return { done: false, counts: { recording: 0, pending: 0, sending: 0, sent: 0, failed: 0 } };
@@ -465,6 +466,15 @@ function checkTripMetaOptions(options: EdgeSdkOptions): void {
 function positive(name: string, value: number, zeroAllowed: boolean): number {
   if (typeof value !== 'number' || Number.isNaN(value) || value < 0 || (!zeroAllowed && value === 0)) {
     throw new EdgeSdkConfigError(`${name} must be a ${zeroAllowed ? 'non-negative' : 'positive'} number, got ${value}`);
+  }
+  return value;
+}
+
+/** A timeout or interval Node can hold: a longer one would fire at once and time out every request. */
+function timerMs(name: string, value: number): number {
+  positive(name, value, false);
+  if (value > MAX_TIMER_MS) {
+    throw new EdgeSdkConfigError(`${name} must be at most ${MAX_TIMER_MS} ms (24.8 days), got ${value}`);
   }
   return value;
 }

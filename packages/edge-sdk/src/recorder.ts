@@ -198,7 +198,10 @@ export class Recorder {
 
     const wallStepBackMs = (next.wallHighWaterMs ?? wallNow) - wallNow;
     const behindMs = (next.newestT ?? sample.t) - sample.t;
-    if (wallStepBackMs >= this.config.clockStepThresholdMs && behindMs <= wallStepBackMs + this.config.maxLatenessMs) {
+    // A sample that followed the stepped clock went back about as far, at least a step's worth; a repeated or
+    // slightly late one (GPS-time fixes do not follow the wall clock) is bad input as at any other time.
+    const step = this.config.clockStepThresholdMs;
+    if (wallStepBackMs >= step && behindMs >= step && behindMs <= wallStepBackMs + this.config.maxLatenessMs) {
       if (next.openTripSeq !== null) this.closeTrip(next, next.newestT ?? sample.t, 'clock_step', events);
       this.store.deleteIdle();
       next.detector = IDLE_DETECTOR;

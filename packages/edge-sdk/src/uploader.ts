@@ -3,7 +3,7 @@ import { gzip } from 'node:zlib';
 import type { TelemetryMeta } from '@svc/scoring';
 import { type RetryPolicy, retryDelayMs } from './backoff.ts';
 import type { BufferStore, TripRow } from './buffer-store.ts';
-import type { Clock } from './clock.ts';
+import { type Clock, MAX_TIMER_MS } from './clock.ts';
 import type { IngestClient } from './ingest-client.ts';
 
 const gzipAsync = promisify(gzip);
@@ -18,6 +18,8 @@ export interface UploaderOptions {
   clock: Clock;
   random: () => number;
   keepSentTrips: number;
+  /** Receives storage errors of the background loop, which has no caller to throw to. */
+  onError: (error: unknown) => void;
 }
 
 /**
@@ -36,6 +38,8 @@ export class Uploader {
   private readonly abort = new AbortController();
   private idleWaiters: Array<() => void> = [];
   private kickAgain = false;
+  /** A trip left `sending` because the store failed around its upload: it goes back in the queue first. */
+  private stranded: { seq: number; reason: string } | undefined;
 
   constructor(
     private readonly store: BufferStore,
@@ -104,10 +108,45 @@ export class Uploader {
         this.schedule(this.holdUntilMonoMs - this.options.clock.monotonicMs());
         return;
       }
-      const trip = this.store.nextToSend();
-      if (!trip) return;
-      await this.send(trip);
+      let trip: TripRow | undefined;
+      try {
+        this.requeueStranded();
+        trip = this.store.nextToSend();
+        if (!trip) return;
+        await this.send(trip);
+      } catch (error) {
+        this.storageFailed(trip, error);
+      }
     }
+  }
+
+  /**
+   * The buffer could not be read or written around an upload (disk full, file system turned read-only). The
+   * loop must not die with an unhandled rejection: the error goes to `onError`, the trip goes back in the queue
+   * (now, or once the store takes writes again), and the next attempt waits as after a network error. A trip
+   * the server had already taken is then sent again under the same idempotency key and acknowledged as a
+   * duplicate.
+   */
+  private storageFailed(trip: TripRow | undefined, error: unknown): void {
+    this.options.onError(error);
+    if (trip && this.store.isOpen) {
+      this.stranded = { seq: trip.seq, reason: `storage error: ${(error as Error)?.message ?? String(error)}` };
+      try {
+        this.requeueStranded();
+      } catch {
+        // Still failing: retried at the next pass; a restart requeues it too.
+      }
+    }
+    this.consecutiveFailures++;
+    this.holdUntilMonoMs =
+      this.options.clock.monotonicMs() +
+      retryDelayMs(this.consecutiveFailures, this.options.retry, this.options.random);
+  }
+
+  private requeueStranded(): void {
+    if (!this.stranded) return;
+    this.store.markPending(this.stranded.seq, this.stranded.reason, null);
+    this.stranded = undefined;
   }
 
   private async send(trip: TripRow): Promise<void> {
@@ -170,10 +209,14 @@ export class Uploader {
 
   private schedule(delayMs: number): void {
     this.clearTimer();
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.kick();
-    }, delayMs);
+    // Node runs a longer timer after 1 ms; a long Retry-After is waited out in steps (kick re-checks the hold).
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.kick();
+      },
+      Math.min(delayMs, MAX_TIMER_MS),
+    );
     // The host decides how long the process lives; a pending retry must not keep it alive on its own.
     this.timer.unref();
   }

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EdgeSdk, type EdgeSdkEvent, type EdgeSdkOptions } from '../src/index.ts';
+import { EdgeSdk, EdgeSdkConfigError, type EdgeSdkEvent, type EdgeSdkOptions } from '../src/index.ts';
 import { drive } from './drive.ts';
 import { FakeIngestServer } from './fake-ingest-server.ts';
 
@@ -239,5 +239,36 @@ describe('delivery', () => {
     await second.sdk.flush({ timeoutMs: 10_000 });
     expect(second.sdk.trips().map((t) => t.state)).toEqual(['sent', 'sent', 'sent']);
     expect(server.storedTrips().map((t) => t.idempotencyKey)).toEqual(ids);
+  });
+
+  it('waits out a Retry-After longer than a Node timer can hold instead of spinning on 1 ms timers', async () => {
+    const overflows: Error[] = [];
+    const onWarning = (warning: Error) => {
+      if (warning.name === 'TimeoutOverflowWarning') overflows.push(warning);
+    };
+    process.on('warning', onWarning);
+    try {
+      server.faults.push({ status: 503, retryAfter: String(30 * 86_400) });
+      const { sdk, events } = openSdk({ retry: { baseDelayMs: 20, maxDelayMs: 200, maxRetryAfterMs: Infinity } });
+      const [tripId] = recordTrips(sdk, 1);
+      await waitFor(() => events.some((e) => e.type === 'uploadRetry'));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(sdk.stats().backoffRemainingMs).toBeGreaterThan(29 * 86_400_000);
+      expect(sdk.trip(tripId!)?.state).toBe('pending');
+      expect(server.requests).toHaveLength(1);
+      expect(overflows).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
+  it('refuses timeouts and intervals that Node timers cannot hold at open, instead of firing them at once', () => {
+    for (const options of [
+      { requestTimeoutMs: Infinity },
+      { requestTimeoutMs: 30 * 86_400_000 },
+      { silenceCheckIntervalMs: Infinity },
+    ]) {
+      expect(() => openSdk(options)).toThrow(EdgeSdkConfigError);
+    }
   });
 });

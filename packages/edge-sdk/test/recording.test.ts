@@ -202,6 +202,30 @@ describe('recording', () => {
     expect(second).toMatchObject({ endReason: 'stopped', startMs: T0 + 200_000, endMs: T0 + 400_000 });
   });
 
+  it('refuses a repeated fix after the wall clock was stepped back instead of cutting the trip there', () => {
+    // The device booted an hour fast and NTP has just corrected it; the host stamps fixes with GPS time.
+    const clock = new ManualClock(T0 + 3_600_000);
+    const { sdk, events } = openSdk({ clock });
+    const samples = drive({ startMs: T0, legs: [{ move: 200, speedKmh: 40 }, { stop: 301 }] });
+    for (let i = 0; i < 100; i++) {
+      sdk.record(samples[i]!);
+      clock.advance(1000);
+    }
+    clock.stepWall(-3_600_000);
+    const tripId = sdk.currentTripId;
+    for (let i = 100; i < 150; i++) {
+      sdk.record(samples[i]!);
+      clock.advance(1000);
+    }
+    // The receiver delivers the same fix twice: bad input, as without a clock change, and the trip goes on.
+    expect(rejectionOf(() => sdk.record(samples[149]!)).code).toBe('time_backwards');
+    expect(sdk.currentTripId).toBe(tripId);
+    for (let i = 150; i < samples.length; i++) sdk.record(samples[i]!);
+
+    expect(events.map((e) => e.type)).toEqual(['tripStarted', 'tripEnded']);
+    expect(sdk.trips()).toMatchObject([{ tripId, endReason: 'stopped', startMs: T0, endMs: T0 + 200_000 }]);
+  });
+
   it('evicts the oldest unsent trip when the buffer is full (evict-oldest) and says so in its status', () => {
     // Four trips of about 15 kB each, separated by an hour without data, into a 40 kB buffer.
     const { sdk, events } = openSdk({ maxBufferBytes: 40_000 });

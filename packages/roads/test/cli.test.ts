@@ -54,6 +54,18 @@ describe('roads CLI', () => {
     expect(again.stdout).toMatch(/explicit limits\s+[\d.]+ %/);
   });
 
+  it('generate refuses a city too large to build or beyond valid coordinates, in one line', async () => {
+    for (const args of [
+      ['--block-m', '1e9'],
+      ['--block-m', '0.000001'],
+      ['--blocks', '5000'],
+    ]) {
+      const result = await roads('generate', '--seed', '1', ...args, '-o', join(dir, 'huge.graph'));
+      expect(result.code, args.join(' ')).toBe(1);
+      expect(result.stderr).toMatch(/^roads: generateCity: (blockM|blocks) must be .*\n$/);
+    }
+  });
+
   it('build reads OSM XML and prints nodes, edges, km of road and the share of explicit limits', async () => {
     const osm = join(dir, 'town.osm');
     writeFileSync(osm, townFixture());

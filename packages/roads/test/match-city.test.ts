@@ -115,6 +115,51 @@ describe('trace behaviours', () => {
     expect(still.subTraces).toHaveLength(1);
   });
 
+  it('reads each fix of a long standstill a bounded number of times (no quadratic stop detection)', () => {
+    // Two hours parked with the logger on: 7,200 jittering 1 Hz fixes (3 m noise) at one place.
+    const at = base.points[0]!;
+    const random = seededRandom(5);
+    const kx = 111_320 * Math.cos((at.lat * Math.PI) / 180);
+    const parked: TracePoint[] = Array.from({ length: 7200 }, (_, i) => ({
+      lon: at.lon + (gaussian(random) * 3) / kx,
+      lat: at.lat + (gaussian(random) * 3) / 110_574,
+      timeMs: at.timeMs! + i * 1000,
+    }));
+    let reads = 0;
+    const counted = new Proxy(parked, {
+      get(target, key, receiver) {
+        if (typeof key === 'string' && /^\d+$/.test(key)) reads++;
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    const result = matchTrace(city, counted);
+    expect(result.points.every((p) => p.matched)).toBe(true);
+    expect(result.subTraces).toHaveLength(1);
+    expect(reads / parked.length).toBeLessThan(100);
+  });
+
+  it("keeps a fix that falls back along a one-way road by the two fixes' combined error, not dropping it", () => {
+    // A long straight one-way carriageway, driven at 50 km/h; fixes on the road line, two of them with
+    // along-track errors of 2.4 and 2.2 sigma in opposite directions: the second lands 32 m behind the first.
+    let edge = -1;
+    for (let e = 0; e < city.edgeCount && edge < 0; e++) {
+      if (city.edge(e).oneway && city.edgeLengthM(e) > 1000) edge = e;
+    }
+    expect(edge).toBeGreaterThanOrEqual(0);
+    const errorM = new Map([
+      [10, 24],
+      [11, -22],
+    ]);
+    const points: TracePoint[] = Array.from({ length: 30 }, (_, i) => {
+      const [lon, lat] = city.edgePointAt(edge, 100 + 14 * i + (errorM.get(i) ?? 0));
+      return { lon, lat, timeMs: Date.UTC(2024, 0, 1, 8) + i * 1000 };
+    });
+    const result = matchTrace(city, points);
+    expect(result.points[11]).toMatchObject({ matched: true, edge });
+    expect(result.points.every((p) => p.matched && p.edge === edge)).toBe(true);
+    expect(result.subTraces).toHaveLength(1);
+  });
+
   it('follows a U-turn in the middle of a street', () => {
     // Drive 120 m along a long street, turn, drive back.
     const edge =

@@ -1,4 +1,4 @@
-import { createWriteStream, mkdirSync, type WriteStream, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, openSync, type WriteStream, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { generateCity, loadGraph, type RoadGraph } from '@svc/roads';
 import { Command, InvalidArgumentError } from 'commander';
@@ -51,7 +51,7 @@ function openGraph(options: { graph?: string; citySeed: number }): RoadGraph {
   return generateCity({ seed: options.citySeed });
 }
 
-/** A sink for NDJSON text: a file or stdout. */
+/** A sink for NDJSON text: a file or stdout. The file is opened at once, so a bad path fails before any work. */
 function sink(file: string | undefined): { write: (text: string) => void; close: () => Promise<void> } {
   if (!file || file === '-') {
     return { write: (text) => process.stdout.write(text), close: async () => {} };
@@ -59,15 +59,36 @@ function sink(file: string | undefined): { write: (text: string) => void; close:
   let stream: WriteStream;
   try {
     mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-    stream = createWriteStream(file);
+    stream = createWriteStream(file, { fd: openSync(file, 'w') });
   } catch (error) {
     throw new UserError(`cannot write ${file}: ${(error as Error).message}`);
   }
+  // A write that fails later (disk full) is reported when the sink closes, not as an unhandled 'error' event.
+  let failure: Error | undefined;
+  stream.on('error', (error) => {
+    failure ??= error;
+  });
   return {
     write: (text) => stream.write(text),
     close: () =>
-      new Promise((resolve, reject) => stream.end((error?: Error | null) => (error ? reject(error) : resolve()))),
+      new Promise((resolve, reject) =>
+        stream.end((error?: Error | null) => {
+          const problem = error ?? failure;
+          if (problem) reject(new UserError(`cannot write ${file}: ${problem.message}`));
+          else resolve();
+        }),
+      ),
   };
+}
+
+/** Writes a whole JSON document; a path that cannot be written is a user error. */
+function writeJson(file: string, value: unknown): void {
+  try {
+    mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`);
+  } catch (error) {
+    throw new UserError(`cannot write ${file}: ${(error as Error).message}`);
+  }
 }
 
 const program = new Command('simulator').description(
@@ -130,7 +151,7 @@ sensorOptions(
     graph,
     timeZone: o.timeZone as string,
   });
-  if (o.fleetOut) writeFileSync(o.fleetOut as string, `${JSON.stringify(fleet, null, 2)}\n`);
+  if (o.fleetOut) writeJson(o.fleetOut as string, fleet);
   const out = sink(o.out as string | undefined);
   const truth = o.truth ? sink(o.truth as string) : null;
   let trips = 0;
@@ -203,7 +224,7 @@ sensorOptions(
   const out = sink(o.out as string | undefined);
   out.write(batchToNdjson(batch));
   await out.close();
-  if (o.truth) writeFileSync(o.truth as string, `${JSON.stringify(truth, null, 2)}\n`);
+  if (o.truth) writeJson(o.truth as string, truth);
   if (o.out && o.out !== '-')
     console.log(`${batch.samples.length} samples, ${(truth.distanceM / 1000).toFixed(1)} km -> ${o.out as string}`);
 });

@@ -1,7 +1,7 @@
 import type { RoadGraph } from '@svc/roads';
 import type { Driver, Fleet, Vehicle } from './fleet.ts';
 import { NoRouteError } from './road-route.ts';
-import { planTrips, type TripPlan } from './schedule.ts';
+import { planTripsInOrder, type TripPlan } from './schedule.ts';
 import { type SimulatedTrip, type SimulateTripOptions, simulateTrip } from './simulate-trip.ts';
 
 /** Least time between two trips of one vehicle, ms. */
@@ -34,7 +34,7 @@ export interface FleetTrip extends SimulatedTrip {
  */
 export function* simulateFleetTrips(options: FleetTripsOptions): Generator<FleetTrip> {
   const { fleet, graph } = options;
-  const plans = options.plans ?? planTrips({ fleet, graph, days: options.days, startDate: options.startDate });
+  const plans = options.plans ?? planTripsInOrder({ fleet, graph, days: options.days, startDate: options.startDate });
   const drivers = new Map(fleet.drivers.map((d) => [d.id, d]));
   const vehicles = new Map(fleet.vehicles.map((v) => [v.id, v]));
   const limit = options.limit ?? Number.POSITIVE_INFINITY;

@@ -52,7 +52,14 @@ function startDayMs(startDate: string | number | undefined): number {
   const text = startDate ?? DEFAULT_START_DATE;
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
   if (!match) throw new RangeError(`schedule: startDate must be YYYY-MM-DD (got "${text}")`);
-  return Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]), 12);
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const ms = Date.UTC(year, month - 1, day, 12);
+  // Date.UTC rolls 2025-02-30 over into March: a date that does not exist is a mistake, not a wish.
+  const date = new Date(ms);
+  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) {
+    throw new RangeError(`schedule: startDate ${text} is not a date of the calendar`);
+  }
+  return ms;
 }
 
 /** A random hour in [from, to). */
@@ -113,6 +120,20 @@ function stintStops(graph: RoadGraph, rng: Rng, hours: number, legMinutes: numbe
 
 /** Plans the fleet's trips over the days, sorted by start time. Deterministic for the fleet's seed. */
 export function planTrips(options: ScheduleOptions): TripPlan[] {
+  return [...planTripsInOrder(options)];
+}
+
+/** Any trip planned for a day starts at most this long before that day's reference instant (noon UTC). */
+const EARLIEST_START_BEFORE_DAY_MS = 2 * 86_400_000;
+
+const byStart = (a: TripPlan, b: TripPlan) => a.startMs - b.startMs || a.id.localeCompare(b.id);
+
+/**
+ * The plans of {@link planTrips}, in the same order, planned a day at a time: a plan is handed out once no later
+ * day can plan anything before it, so a year of a large fleet never sits in memory (it ran out of memory before
+ * the first trip of `simulator fleet --vehicles 20000 --days 366 --trips 1`).
+ */
+export function* planTripsInOrder(options: ScheduleOptions): Generator<TripPlan> {
   const { fleet, graph } = options;
   const days = options.days ?? 7;
   if (!Number.isInteger(days) || days < 1 || days > 366)
@@ -124,9 +145,16 @@ export function planTrips(options: ScheduleOptions): TripPlan[] {
     const id = d.vehicleIds[0]!;
     byVehicle.set(id, [...(byVehicle.get(id) ?? []), d]);
   }
-  const plans: TripPlan[] = [];
+  let plans: TripPlan[] = [];
   for (let day = 0; day < days; day++) {
     const dayMs = firstDay + day * 86_400_000;
+    // Nothing planned from this day on starts before the horizon: what the earlier days planned before it is final.
+    const horizonMs = dayMs - EARLIEST_START_BEFORE_DAY_MS;
+    plans.sort(byStart);
+    let ready = 0;
+    while (ready < plans.length && plans[ready]!.startMs < horizonMs) ready++;
+    yield* plans.slice(0, ready);
+    plans = plans.slice(ready);
     const weekday = localWeekday(dayMs, fleet.timeZone);
     const weekend = weekday === 0 || weekday === 6;
     for (const [vehicleId, drivers] of byVehicle) {
@@ -240,6 +268,6 @@ export function planTrips(options: ScheduleOptions): TripPlan[] {
       }
     }
   }
-  plans.sort((a, b) => a.startMs - b.startMs || a.id.localeCompare(b.id));
-  return plans;
+  plans.sort(byStart);
+  yield* plans;
 }

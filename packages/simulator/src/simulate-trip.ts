@@ -108,6 +108,9 @@ function resolveRoute(options: SimulateTripOptions): { route: DriveRoute; edges:
   return { route: r, edges: r.edges };
 }
 
+const MIN_START_MS = Date.UTC(2000, 0, 1);
+const MAX_START_MS = Date.UTC(2099, 11, 31);
+
 /** Simulates one trip and returns its telemetry batch and ground truth (and, on request, the motion). */
 export function simulateTripDetailed(options: SimulateTripOptions): SimulatedTrip & { internals: TripInternals } {
   const driver = options.driver;
@@ -132,6 +135,10 @@ export function simulateTripDetailed(options: SimulateTripOptions): SimulatedTri
   const rng = Rng.from(options.seed, 'trip');
 
   const { route, edges } = resolveRoute(options);
+  // The telemetry contract (validateTelemetry of @svc/scoring) takes sample times from 2000 to 2100 only.
+  if (options.startMs < MIN_START_MS || options.startMs >= MAX_START_MS) {
+    throw new RangeError(`simulateTrip: startMs must be epoch milliseconds from 2000 to 2100 (got ${options.startMs})`);
+  }
   const path = buildDrivePath(route, spec.minTurnRadiusM);
   const speed = buildSpeedProfile(path, route, params, spec, {
     speeding: rng.fork('speeding'),

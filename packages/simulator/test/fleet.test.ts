@@ -91,6 +91,13 @@ describe('planTrips', () => {
     expect(stints(0)).toBe(0);
     expect(stints(0.9)).toBeGreaterThan(15);
   });
+
+  it('refuses a start date that does not exist instead of rolling it over into another month', () => {
+    for (const startDate of ['2025-13-45', '2025-02-30', '2025-00-10']) {
+      expect(() => planTrips({ fleet, graph, days: 1, startDate })).toThrow(/startDate/);
+    }
+    expect(planTrips({ fleet, graph, days: 1, startDate: '2024-02-29' }).length).toBeGreaterThan(0);
+  });
 });
 
 describe('simulateFleetTrips', () => {

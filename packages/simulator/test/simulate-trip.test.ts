@@ -121,4 +121,10 @@ describe('simulateTrip', () => {
     expect(() => simulateTrip({ driver: driverProfile(), startMs: 0, seed: 1 })).toThrow(/route, or graph/);
     expect(() => driverProfile({ phoneUse: 2 })).toThrow(/phoneUse/);
   });
+
+  it('refuses start times the telemetry contract does not accept (before 2000, after 2100)', () => {
+    for (const startMs of [Date.UTC(1900, 0, 1), -1, Date.UTC(2200, 0, 1)]) {
+      expect(() => simulateTrip({ ...base, driver: driverProfile(), startMs })).toThrow(/startMs/);
+    }
+  });
 });

@@ -12,7 +12,7 @@ export function graphSummary(graph: RoadGraph, file: string, seconds: number): s
     `  nodes             ${graph.nodeCount}`,
     `  edges             ${graph.edgeCount} (directed)`,
     `  road length       ${(s.roadKm ?? 0).toFixed(1)} km`,
-    `  explicit limits   ${pct(s.explicitLimitShare)} of road length (default ${pct(s.defaultLimitShare)}, unknown ${pct(1 - (s.explicitLimitShare ?? 0) - (s.defaultLimitShare ?? 0))})`,
+    `  explicit limits   ${pct(s.explicitLimitShare)} of road length (default ${pct(s.defaultLimitShare)}, unknown ${pct(Math.max(0, 1 - (s.explicitLimitShare ?? 0) - (s.defaultLimitShare ?? 0)))})`,
     `  urban             ${pct(s.urbanShare)} of road length`,
     `  signals/stop/give-way nodes ${s.controlledNodes ?? 0}`,
   ].join('\n');

@@ -16,7 +16,10 @@ export interface MatchOptions {
   betaM?: number;
   /** Candidate search radius, metres (default 50, widened to 4 sigma for inaccurate fixes). */
   radiusM?: number;
-  /** Most candidate positions kept per fix (each road direction counts once; default 12). */
+  /**
+   * Most candidate positions kept per fix (each road direction counts once; default 12). Further roads touching
+   * the same junction node at the same point do not count, up to twice this many candidates in all.
+   */
   maxCandidates?: number;
   /** A time gap longer than this splits the trace, seconds (default 60). */
   maxGapS?: number;

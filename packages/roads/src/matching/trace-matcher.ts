@@ -260,6 +260,10 @@ export class TraceMatcher {
     let sumLat = 0;
     let n = 0;
     let last = i;
+    // An upper bound on the distance of the fixes so far from the centroid: it grows by what the centroid moves
+    // (triangle inequality), and all fixes are measured again only when it exceeds the radius. Measuring them
+    // all at every fix made a long standstill quadratic (two parked hours at 1 Hz took seconds).
+    let farthestM = 0;
     for (let j = i; j < points.length; j++) {
       const q = points[j]!;
       if (j > i) {
@@ -268,12 +272,16 @@ export class TraceMatcher {
       }
       const cLon = (sumLon + q.lon) / (n + 1);
       const cLat = (sumLat + q.lat) / (n + 1);
-      let inside = true;
-      for (let k = i; k <= j && inside; k++) {
-        const r = points[k]!;
-        inside = Math.hypot((r.lon - cLon) * kx, (r.lat - cLat) * ky) <= radiusM;
+      if (n > 0) farthestM += Math.hypot((cLon - sumLon / n) * kx, (cLat - sumLat / n) * ky);
+      farthestM = Math.max(farthestM, Math.hypot((q.lon - cLon) * kx, (q.lat - cLat) * ky));
+      if (farthestM > radiusM) {
+        farthestM = 0;
+        for (let k = i; k <= j && farthestM <= radiusM; k++) {
+          const r = points[k]!;
+          farthestM = Math.max(farthestM, Math.hypot((r.lon - cLon) * kx, (r.lat - cLat) * ky));
+        }
+        if (farthestM > radiusM) break;
       }
-      if (!inside) break;
       sumLon += q.lon;
       sumLat += q.lat;
       n++;
@@ -310,9 +318,21 @@ export class TraceMatcher {
     const hits = roadsNear(graph, p.lon, p.lat, radiusM, this.kx, this.ky);
     if (hits.length === 0) return null;
     const cands: Candidate[] = [];
+    // Candidates at the same point as the previous hit do not count towards the cap: the roads meeting at one
+    // junction node all touch it there, and counting each of them crowded out a road a few metres further away
+    // (a cluster of short junction edges in Monaco dropped the road the vehicle was on for one fix, which killed
+    // the right hypothesis and broke the trace). A hard limit keeps the work bounded.
+    let counted = 0;
+    let lastLon = Number.NaN;
+    let lastLat = Number.NaN;
     for (const h of hits) {
+      const samePoint = h.lon === lastLon && h.lat === lastLat;
+      if (!samePoint && counted >= o.maxCandidates) break;
+      lastLon = h.lon;
+      lastLat = h.lat;
       for (const edge of [graph.data.geomForward[h.geom]!, graph.data.geomBackward[h.geom]!]) {
-        if (edge < 0 || cands.length >= o.maxCandidates) continue;
+        if (edge < 0 || cands.length >= 2 * o.maxCandidates || (!samePoint && counted >= o.maxCandidates)) continue;
+        if (!samePoint) counted++;
         const z = h.distanceM / sigmaM;
         cands.push({
           edge,
@@ -323,7 +343,6 @@ export class TraceMatcher {
           logEmission: -0.5 * z * z,
         });
       }
-      if (cands.length >= o.maxCandidates) break;
     }
     const m = cands.length;
     const score = new Float64Array(m);
@@ -355,7 +374,11 @@ export class TraceMatcher {
     // turning round at a motorway end); without, the route may be maxRouteFactor times the straight line.
     const reachM = dtS !== null ? Math.max(dtS, 1) * this.maxSpeedMps : gcM * o.maxRouteFactor;
     const bound = Math.min(o.maxRouteDistanceM, reachM + 2 * radiusM);
-    const stayM = 3 * Math.max(prev.sigmaM, cur.sigmaM);
+    // How far a fix may fall back along the road while the vehicle goes forward or stands: three standard
+    // deviations of the difference of two independent position errors (sqrt(2) sigma for equal sigmas). The
+    // larger sigma alone dropped valid fixes on one-way roads and at bends, and pushed the decoder onto a
+    // parallel two-way road it then could not leave.
+    const stayM = 3 * Math.hypot(prev.sigmaM, cur.sigmaM);
     const invBeta = 1 / o.betaM;
     const weights = this.weights;
     const w = this.roadFactor;

@@ -7,9 +7,9 @@ import type { LonLat, NodeControl } from '../types.ts';
 export interface CityOptions {
   /** Same seed, same city (byte for byte in the graph file, apart from the build time). */
   seed: number;
-  /** Blocks along each side of the street grid (default 12, min 4). */
+  /** Blocks along each side of the street grid (default 12, min 4, at most 400). */
   blocks?: number;
-  /** Block edge length, metres (default 160). */
+  /** Block edge length, metres (default 160, 20 to 2000). */
   blockM?: number;
   /** Centre of the city, [lon, lat] (default [4.5, 45.5], open country in France). */
   center?: LonLat;
@@ -76,6 +76,11 @@ interface Builder {
   segments: NetworkSegment[];
 }
 
+/** Bounds of a generated city: a grid of N blocks has about N^2 nodes. */
+const MAX_BLOCKS = 400;
+const MIN_BLOCK_M = 20;
+const MAX_BLOCK_M = 2_000;
+
 /**
  * Generates a plausible small city, deterministic for a seed: a jittered street grid with named residential,
  * tertiary and arterial streets (some one-way, some 30 km/h zones, a few living streets), signals and stop signs,
@@ -86,6 +91,13 @@ export function generateCity(options: CityOptions): RoadGraph {
   if (!Number.isInteger(seed)) throw new RangeError(`generateCity: seed must be an integer, got ${seed}`);
   const blocks = Math.max(4, Math.floor(options.blocks ?? 12));
   const blockM = options.blockM ?? 160;
+  // 5,000 blocks ran out of memory, blocks of 10^9 m put nodes beyond +-180 degrees, and micrometre blocks made
+  // every road a point.
+  if (!(blocks <= MAX_BLOCKS))
+    throw new RangeError(`generateCity: blocks must be at most ${MAX_BLOCKS}, got ${blocks}`);
+  if (!(blockM >= MIN_BLOCK_M && blockM <= MAX_BLOCK_M)) {
+    throw new RangeError(`generateCity: blockM must be from ${MIN_BLOCK_M} to ${MAX_BLOCK_M} metres, got ${blockM}`);
+  }
   const [cLon, cLat] = options.center ?? [4.5, 45.5];
   const country = options.country ?? 'FR';
   const random = mulberry32(seed);

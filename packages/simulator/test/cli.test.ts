@@ -1,0 +1,50 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const BIN = fileURLToPath(new URL('../bin/simulator.js', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'simulator-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function simulator(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { maxBuffer: 64 * 1024 * 1024 });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+const TRIP = ['trip', '--from', '4.50,45.49', '--to', '4.52,45.51', '--imu-hz', '0'];
+
+describe('simulator CLI', () => {
+  it('writes a trip and its truth to files', async () => {
+    const out = join(dir, 'trip.ndjson');
+    const truth = join(dir, 'truth.json');
+    const result = await simulator(...TRIP, '-o', out, '--truth', truth);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(existsSync(out) && existsSync(truth)).toBe(true);
+  });
+
+  it('fails with one line, no stack, when an output file cannot be written', async () => {
+    const folder = join(dir, 'a-folder');
+    mkdirSync(folder, { recursive: true });
+    for (const args of [
+      [...TRIP, '-o', folder],
+      [...TRIP, '-o', join(dir, 'ok.ndjson'), '--truth', folder],
+      ['fleet', '--trips', '1', '--imu-hz', '0', '-o', folder],
+      ['fleet', '--trips', '1', '--imu-hz', '0', '-o', join(dir, 'fleet.ndjson'), '--truth', folder],
+      ['fleet', '--trips', '1', '--imu-hz', '0', '-o', join(dir, 'fleet.ndjson'), '--fleet-out', folder],
+    ]) {
+      const result = await simulator(...args);
+      expect(result.code, args.join(' ')).toBe(1);
+      expect(result.stderr).toMatch(new RegExp(`^simulator: cannot write ${folder}: .*\\n$`));
+    }
+  });
+});
