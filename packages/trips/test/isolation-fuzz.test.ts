@@ -5,19 +5,8 @@ import { buildApiApp } from '../src/api/build-api-app.ts';
 import { createApiToken } from '../src/store/api-tokens.ts';
 import { TRIPS_MIGRATION_TABLE, tripsMigrations } from '../src/store/migrations.ts';
 import { claimEnvironment, openTripsDatabase, type TripsDatabase } from '../src/store/open-trips-database.ts';
+import { prng } from './fixtures/prng.ts';
 import { buildWorld, quietLogger, type World } from './fixtures/world.ts';
-
-/** A small deterministic PRNG, so a failure can be replayed from its seed. */
-function prng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 const REQUESTS = 3000;
 

@@ -14,21 +14,10 @@ import type { TripsDatabase } from '../src/store/open-trips-database.ts';
 import type { TripsSchema } from '../src/store/schema.ts';
 import { THEMES, windowSums } from '../src/store/vehicle-window.ts';
 import { createVehicle } from '../src/store/vehicles.ts';
+import { prng } from './fixtures/prng.ts';
 
 const DAY_MS = 86_400_000;
 const before0008 = Object.fromEntries(Object.entries(tripsMigrations).filter(([name]) => name < '0008'));
-
-/** A small deterministic PRNG, so a failure can be replayed. */
-function prng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 type TripRow = Insertable<TripsSchema['trips']>;
 

@@ -1,4 +1,5 @@
-const STAT_THEMES = ['speeding', 'braking', 'acceleration', 'cornering', 'distraction', 'exposure'] as const;
+/** The six themes, in the order every response lists them; each has its columns in `vehicle_stats`. */
+export const STAT_THEMES = ['speeding', 'braking', 'acceleration', 'cornering', 'distraction', 'exposure'] as const;
 
 /**
  * The value columns of `vehicle_stats` (migration 0008) and the SQL term of trip row `r` each adds up

@@ -2,19 +2,12 @@ import type { ThemeId } from '@svc/scoring';
 import { type Kysely, sql } from 'kysely';
 import { tierOf } from '../scoring/tiers.ts';
 import type { TripsSchema } from './schema.ts';
-import { statTerms, weekStartDay } from './vehicle-stat-terms.ts';
+import { STAT_THEMES, statTerms, weekStartDay } from './vehicle-stat-terms.ts';
 
 const DAY_MS = 86_400_000;
 
 /** The six themes in the order every response lists them. */
-export const THEMES: readonly ThemeId[] = [
-  'speeding',
-  'braking',
-  'acceleration',
-  'cornering',
-  'distraction',
-  'exposure',
-];
+export const THEMES: readonly ThemeId[] = STAT_THEMES;
 
 export const round1 = (v: number) => Math.round(v * 10) / 10;
 export const round2 = (v: number) => Math.round(v * 100) / 100;
