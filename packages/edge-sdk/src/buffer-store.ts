@@ -442,3 +442,74 @@ export class BufferStore {
     for (const n of lengths) this.used -= n;
   }
 }
+
+/** What a buffer file holds, read without changing it (see inspectBuffer). */
+export interface BufferInspection {
+  deviceId: string | null;
+  trips: Array<{ row: TripRow; liveSampleCount: number | undefined }>;
+  counts: Record<TripState, number>;
+  usedBytes: number;
+}
+
+/**
+ * Reads a buffer file as it is, for `edge-sdk status`: opened read-only, so nothing is created, migrated or
+ * recovered (opening an SDK on it would turn any file into a buffer and close a trip left recording). A
+ * file an SDK holds open is refused, as the SDK keeps an exclusive lock.
+ */
+export function inspectBuffer(file: string, limit = 1000): BufferInspection {
+  let db: Database.Database;
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true, timeout: 0 });
+  } catch (error) {
+    throw new EdgeSdkStateError(`cannot open storage ${file}: ${(error as Error).message}`);
+  }
+  try {
+    const tables = new Set(db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[]);
+    if (!tables.has('meta') || !tables.has('trips') || !tables.has('samples')) {
+      throw new EdgeSdkStateError(`${file} is not an edge SDK buffer file`);
+    }
+    const meta = db.prepare('SELECT value FROM meta WHERE key = ?').pluck();
+    const version = meta.get('schema') as string | undefined;
+    if (version !== SCHEMA_VERSION) {
+      throw new EdgeSdkStateError(
+        `storage ${file} has schema ${version ?? 'none'}; this SDK reads schema ${SCHEMA_VERSION}`,
+      );
+    }
+    let deviceId: string | null = null;
+    const identity = meta.get('identity') as string | undefined;
+    if (identity !== undefined) {
+      try {
+        const parsed = JSON.parse(identity) as { deviceId?: unknown };
+        if (typeof parsed.deviceId === 'string') deviceId = parsed.deviceId;
+      } catch {
+        // An unreadable identity is reported as unknown; the SDK would replace it on open.
+      }
+    }
+    const liveCount = db.prepare('SELECT count(*) FROM samples WHERE trip_seq = ?').pluck();
+    const trips = (db.prepare('SELECT * FROM trips ORDER BY seq LIMIT ?').all(limit) as TripRow[]).map((row) => ({
+      row,
+      liveSampleCount: row.state === 'recording' ? (liveCount.get(row.seq) as number) : undefined,
+    }));
+    const counts: Record<TripState, number> = { recording: 0, pending: 0, sending: 0, sent: 0, failed: 0 };
+    for (const r of db.prepare('SELECT state, count(*) AS n FROM trips GROUP BY state').all() as Array<{
+      state: TripState;
+      n: number;
+    }>) {
+      counts[r.state] = r.n;
+    }
+    const usedBytes = db.prepare('SELECT total(length(body)) FROM samples').pluck().get() as number;
+    return { deviceId, trips, counts, usedBytes };
+  } catch (error) {
+    if (error instanceof EdgeSdkStateError) throw error;
+    const message = (error as Error).message;
+    if (/locked|busy/i.test(message)) {
+      throw new EdgeSdkStateError(`storage ${file} is in use by a running SDK (it holds the file exclusively)`);
+    }
+    if (/not a database|malformed/i.test(message)) {
+      throw new EdgeSdkStateError(`${file} is not an edge SDK buffer file (${message})`);
+    }
+    throw new EdgeSdkStateError(`cannot read storage ${file}: ${message}`);
+  } finally {
+    db.close();
+  }
+}

@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
-import { EDGE_SDK_VERSION, EdgeSdk } from './edge-sdk.ts';
+import { inspectBuffer } from './buffer-store.ts';
+import { EDGE_SDK_VERSION } from './edge-sdk.ts';
 import { replayTraces } from './replay.ts';
-import type { TripStatus } from './trip-status.ts';
+import { type TripStatus, toTripStatus } from './trip-status.ts';
 
 /** `edge-sdk`: replay recorded traces through the SDK into an ingest endpoint, and inspect a buffer file. */
 
@@ -78,17 +79,13 @@ program
   .argument('<storage>', 'buffer file of an SDK (not in use by a running one)')
   .action((storage: string) => {
     if (!existsSync(storage)) throw new Error(`${storage}: no such buffer file`);
-    const sdk = EdgeSdk.open({ storagePath: storage, upload: false });
-    try {
-      const stats = sdk.stats();
-      for (const trip of sdk.trips()) console.log(tripLine(trip));
-      const counts = Object.entries(stats.trips)
-        .map(([state, n]) => `${n} ${state}`)
-        .join(', ');
-      console.log(`device ${sdk.deviceId}; ${counts}; ${stats.usedBytes} bytes buffered`);
-    } finally {
-      void sdk.close();
-    }
+    // Read-only: an inspection never creates, migrates or recovers the buffer it looks at.
+    const buffer = inspectBuffer(storage);
+    for (const { row, liveSampleCount } of buffer.trips) console.log(tripLine(toTripStatus(row, liveSampleCount)));
+    const counts = Object.entries(buffer.counts)
+      .map(([state, n]) => `${n} ${state}`)
+      .join(', ');
+    console.log(`device ${buffer.deviceId ?? 'unknown'}; ${counts}; ${buffer.usedBytes} bytes buffered`);
   });
 
 try {
