@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { thresholds } from '@svc/scoring';
 import { Command, InvalidArgumentError } from 'commander';
 import { inspectBuffer } from './buffer-store.ts';
 import { EDGE_SDK_VERSION } from './edge-sdk.ts';
@@ -60,6 +61,12 @@ program
       onProgress: opts.quiet ? undefined : (line) => console.log(line),
     });
     for (const trip of result.trips) console.log(tripLine(trip));
+    if (result.trips.length === 0) {
+      // Nothing to deliver is not a success for a command whose purpose is delivery.
+      throw new Error(
+        `no trip was recorded from ${result.samples} samples: a trip starts at the first speed above ${thresholds.TRIP_START_KMH} km/h, and one under ${thresholds.MIN_TRIP_DISTANCE_M / 1000} km or ${thresholds.MIN_TRIP_MOVING_S / 60} minutes moving is discarded`,
+      );
+    }
     const finished = result.trips.filter((t) => t.state !== 'recording');
     const sent = finished.filter((t) => t.state === 'sent').length;
     console.log(

@@ -146,6 +146,24 @@ describe('edge-sdk replay', () => {
     expect(status.stdout).toMatch(/ sent .*server trip_/);
   });
 
+  it('fails with the reason when the samples never make a trip (parked, or too short)', async () => {
+    for (const [name, legs] of [
+      ['parked', [{ stop: 400 }]],
+      ['short', [{ stop: 5 }, { move: 30, speedKmh: 20 }, { stop: 310 }]],
+    ] as const) {
+      const samples = drive({ startMs: T0, legs: [...legs] });
+      const file = path.join(dir, `${name}.ndjson`);
+      writeFileSync(file, samples.map((l) => JSON.stringify(l)).join('\n'));
+      const before = server.trips.size;
+      const run = await cli(['replay', file, '--endpoint', server.url, '--key', 'test-key-1', '--no-delay', '--quiet']);
+      expect(run.code, name).toBe(1);
+      expect(run.stderr, name).toBe(
+        `edge-sdk: no trip was recorded from ${samples.length} samples: a trip starts at the first speed above 8 km/h, and one under 1 km or 2 minutes moving is discarded\n`,
+      );
+      expect(server.trips.size, name).toBe(before);
+    }
+  });
+
   it('rejects bad arguments with one line on stderr', async () => {
     const missingKey = await cli(['replay', 'x.ndjson', '--endpoint', server.url]);
     expect(missingKey.code).toBe(1);
