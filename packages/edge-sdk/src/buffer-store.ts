@@ -121,7 +121,12 @@ export class BufferStore {
     this.now = options.now;
     if (file !== ':memory:') {
       const dir = path.dirname(path.resolve(file));
-      if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
+      try {
+        if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
+      } catch (error) {
+        // A file where a folder should be (ENOTDIR), no permission, a read-only disk: the host's mistake to fix.
+        throw new EdgeSdkStateError(`cannot create the folder of storage ${file}: ${(error as Error).message}`);
+      }
     }
     try {
       this.db = new Database(file, { timeout: 0 });

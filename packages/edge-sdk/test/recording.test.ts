@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Sample } from '@svc/scoring';
@@ -287,5 +287,13 @@ describe('recording', () => {
     expect(() => EdgeSdk.open({ storagePath: path.join(dir, 'buffer.db'), upload: false })).toThrow(EdgeSdkStateError);
     await sdk.close();
     expect(() => sdk.recordGps({ t: T0, lon: 11, lat: 48 })).toThrow('the edge SDK is closed');
+  });
+
+  it('reports a storage path under a file as a storage error, not a raw ENOTDIR', () => {
+    const file = path.join(dir, 'a-file');
+    writeFileSync(file, 'x');
+    const open = () => EdgeSdk.open({ storagePath: path.join(file, 'sub', 'buffer.db'), upload: false });
+    expect(open).toThrow(EdgeSdkStateError);
+    expect(open).toThrow(/^cannot create the folder of storage .*buffer\.db: ENOTDIR/);
   });
 });
