@@ -62,8 +62,8 @@ export const TRIP_SUMS = (() => {
  * two always agree.
  *
  * Each part is summed per vehicle by the database and the parts are added here: walking the scope's
- * vehicles and each one's rows in key order needs no sort, where grouping the union of all rows sorted
- * tens of thousands of wide rows (a year over 1,000 vehicles: ~200 ms against ~30 ms). A trip's fleet
+ * vehicles and each one's rows in key order needs no sort, where grouping the union of all the parts
+ * sorts every row first (a temporary b-tree of tens of thousands of 29-column rows). A trip's fleet
  * is always its vehicle's (the ingest path resolves the plate inside the sender's fleet), so the stats
  * are joined to the vehicles on fleet and plate.
  */
