@@ -525,7 +525,8 @@ export class PostRepository {
             'in',
             postIds.map((_, i) => arg(i) as unknown as number),
           )
-          .orderBy('t.name')
+          // By name without regard to case, as WordPress's collation orders a post's terms.
+          .orderBy(sql`lower(t.name)`)
           .orderBy('t.id'),
       [...postIds],
     );
@@ -624,7 +625,8 @@ export class PostRepository {
             'in',
             ids.map((_, i) => arg(i) as unknown as number),
           )
-          .orderBy('name')
+          // By name without regard to case, as WordPress's collation orders a post's terms.
+          .orderBy(sql`lower(name)`)
           .orderBy('id'),
       ids,
     );

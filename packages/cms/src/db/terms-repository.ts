@@ -141,7 +141,8 @@ export class TermsRepository {
         query = query.orderBy('id', 'asc');
         break;
       default:
-        query = query.orderBy('name', dir).orderBy('id', 'asc');
+        // Without regard to case, as WordPress's database collation compares names (posts by title too).
+        query = query.orderBy(sql`lower(name)`, dir).orderBy('id', 'asc');
     }
     if (q.limit !== undefined) query = query.limit(literalLimit(q.limit));
     if (q.offset) query = query.offset(sqlOffset(q.offset)).limit(literalLimit(q.limit ?? 1_000_000_000));

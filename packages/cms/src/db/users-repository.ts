@@ -139,7 +139,8 @@ export class UsersRepository {
         query = query.orderBy('id', 'asc');
         break;
       default:
-        query = query.orderBy('display_name', dir).orderBy('id', dir);
+        // Without regard to case, as WordPress's database collation compares names (posts by title too).
+        query = query.orderBy(sql`lower(display_name)`, dir).orderBy('id', dir);
     }
     if (q.limit !== undefined) query = query.limit(literalLimit(q.limit));
     if (q.offset) query = query.offset(sqlOffset(q.offset)).limit(literalLimit(q.limit ?? 1_000_000_000));
