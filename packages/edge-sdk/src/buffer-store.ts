@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { GpsSample, Sample, TelemetryMeta } from '@svc/scoring';
 import { TELEMETRY_SCHEMA_VERSION } from '@svc/scoring';
 import Database from 'better-sqlite3';
-import { EdgeSdkStateError } from './errors.ts';
+import { CorruptStorageError, EdgeSdkStateError } from './errors.ts';
 import { haversineM } from './geo.ts';
 
 /**
@@ -157,6 +157,10 @@ export class BufferStore {
       const message = (error as Error).message;
       if (/locked|busy/i.test(message)) {
         throw new EdgeSdkStateError(`storage ${file} is in use by another process (one SDK per storage file)`);
+      }
+      const code = (error as { code?: unknown }).code;
+      if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
+        throw new CorruptStorageError(`storage ${file} is not a readable buffer: ${message}`);
       }
       throw new EdgeSdkStateError(`cannot open storage ${file}: ${message}`);
     }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { existsSync, renameSync } from 'node:fs';
 import type {
   AccelSample,
   GpsSample,
@@ -11,10 +12,10 @@ import type {
 } from '@svc/scoring';
 import { isValidTimeZone, MACHINE_TYPES } from '@svc/scoring';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './backoff.ts';
-import { BufferStore, type Durability, type TripRow, type TripState } from './buffer-store.ts';
+import { BufferStore, type BufferStoreOptions, type Durability, type TripRow, type TripState } from './buffer-store.ts';
 import { type Clock, MAX_TIMER_MS, systemClock } from './clock.ts';
 import { Emitter } from './emitter.ts';
-import { EdgeSdkConfigError, EdgeSdkStateError } from './errors.ts';
+import { CorruptStorageError, EdgeSdkConfigError, EdgeSdkStateError } from './errors.ts';
 import { type FetchLike, IngestClient, type ServerTripStatus } from './ingest-client.ts';
 import { Recorder, type RecorderEvent, type TripIdentity, type WhenFull } from './recorder.ts';
 import { DEFAULT_TRIP_RULES, TRIP_EDGE_MARGIN_MS, type TripRules } from './trip-rules.ts';
@@ -79,6 +80,12 @@ export interface EdgeSdkOptions {
   random?: () => number;
   /** Receives errors the SDK cannot throw to a caller: a failing listener or background check. */
   onError?: (error: unknown) => void;
+  /**
+   * A storage file that is not a readable database (damaged by the disk, or another file at that path):
+   * `set-aside` (default) renames it to `<file>.corrupt-<time>`, reports a CorruptStorageError to `onError` and
+   * records into a new buffer, so the vehicle keeps recording; `fail` throws the CorruptStorageError from `open`.
+   */
+  onCorruptStorage?: 'set-aside' | 'fail';
 }
 
 /** Everything the SDK announces; subscribe with {@link EdgeSdk.on}. */
@@ -163,10 +170,12 @@ export class EdgeSdk {
           })
         : undefined;
 
-    this.store = new BufferStore(options.storagePath, {
-      durability: options.durability ?? 'full',
-      now: () => clock.now(),
-    });
+    this.store = openStore(
+      options.storagePath,
+      { durability: options.durability ?? 'full', now: () => clock.now() },
+      options.onCorruptStorage ?? 'set-aside',
+      (error) => this.onError(error),
+    );
     try {
       const saved = JSON.parse(this.store.getMeta('identity') ?? '{}') as Partial<TripIdentity>;
       this.identity = {
@@ -489,4 +498,28 @@ function optionalText(name: string, value: string | null): string | null {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * Opens the buffer; one that is not a readable database is set aside (renamed with its journal files, kept for
+ * inspection) and replaced by a new one, unless the host asked to fail. A file in use by another SDK, or a
+ * folder that cannot be written, is never set aside: those are refused as before.
+ */
+function openStore(
+  file: string,
+  options: BufferStoreOptions,
+  policy: 'set-aside' | 'fail',
+  report: (error: unknown) => void,
+): BufferStore {
+  try {
+    return new BufferStore(file, options);
+  } catch (error) {
+    if (!(error instanceof CorruptStorageError) || policy === 'fail' || file === ':memory:') throw error;
+    const aside = `${file}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+    for (const suffix of ['', '-wal', '-shm', '-journal']) {
+      if (existsSync(file + suffix)) renameSync(file + suffix, aside + suffix);
+    }
+    report(new CorruptStorageError(`${error.message}; moved to ${aside}, recording continues in a new buffer`));
+    return new BufferStore(file, options);
+  }
 }

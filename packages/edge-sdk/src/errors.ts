@@ -40,7 +40,12 @@ export class BufferFullError extends Error {
 
 /** Thrown when the SDK is used after `close()`, or its storage cannot be opened. */
 export class EdgeSdkStateError extends Error {
-  override readonly name = 'EdgeSdkStateError';
+  override readonly name: string = 'EdgeSdkStateError';
+}
+
+/** The storage file is not a readable SQLite database (damaged, or some other file): see `onCorruptStorage`. */
+export class CorruptStorageError extends EdgeSdkStateError {
+  override readonly name = 'CorruptStorageError';
 }
 
 /** Thrown for options that cannot work (missing endpoint with uploads on, bad numbers, bad ingest key). */

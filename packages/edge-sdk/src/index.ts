@@ -22,6 +22,7 @@ export {
 } from './edge-sdk.ts';
 export {
   BufferFullError,
+  CorruptStorageError,
   EdgeSdkConfigError,
   EdgeSdkStateError,
   type InputErrorCode,

@@ -1,10 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Sample } from '@svc/scoring';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   BufferFullError,
+  CorruptStorageError,
   EdgeSdk,
   type EdgeSdkEvent,
   type EdgeSdkOptions,
@@ -295,5 +296,31 @@ describe('recording', () => {
     const open = () => EdgeSdk.open({ storagePath: path.join(file, 'sub', 'buffer.db'), upload: false });
     expect(open).toThrow(EdgeSdkStateError);
     expect(open).toThrow(/^cannot create the folder of storage .*buffer\.db: ENOTDIR/);
+  });
+});
+
+describe('a storage file that is not a readable database', () => {
+  it('is set aside with its contents, reported, and recording goes on in a new buffer', async () => {
+    const storagePath = path.join(dir, 'damaged.db');
+    const damage = 'not a database: a half-written file system block\n'.repeat(200);
+    writeFileSync(storagePath, damage);
+    const errors: unknown[] = [];
+    const sdk = EdgeSdk.open({ storagePath, upload: false, onError: (error) => errors.push(error) });
+    open.push(sdk);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toBeInstanceOf(CorruptStorageError);
+    const message = (errors[0] as Error).message;
+    expect(message).toMatch(/^storage .*damaged\.db is not a readable buffer: .*; moved to .*damaged\.db\.corrupt-/);
+    const aside = message.slice(message.indexOf('moved to ') + 9, message.indexOf(', recording continues'));
+    expect(readFileSync(aside, 'utf8')).toBe(damage);
+    sdk.recordMany(drive({ startMs: T0, legs: [{ move: 60, speedKmh: 30 }] }));
+    expect(sdk.trip(sdk.currentTripId!)).toMatchObject({ state: 'recording' });
+  });
+
+  it('is refused with a CorruptStorageError when the host asks to fail, and left where it is', () => {
+    const storagePath = path.join(dir, 'damaged-fail.db');
+    writeFileSync(storagePath, 'x'.repeat(5000));
+    expect(() => EdgeSdk.open({ storagePath, upload: false, onCorruptStorage: 'fail' })).toThrow(CorruptStorageError);
+    expect(readFileSync(storagePath, 'utf8')).toBe('x'.repeat(5000));
   });
 });
