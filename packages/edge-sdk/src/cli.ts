@@ -70,7 +70,9 @@ program
     const finished = result.trips.filter((t) => t.state !== 'recording');
     const sent = finished.filter((t) => t.state === 'sent').length;
     console.log(
-      `${result.samples} samples replayed${result.resumedPast ? `, ${result.resumedPast} already recorded` : ''}; ` +
+      `${result.samples} samples replayed${result.resumedPast ? `, ${result.resumedPast} already recorded` : ''}` +
+        // A recorder takes one sample per kind and instant; the later ones at the same time were left out.
+        `${result.duplicates ? `, ${result.duplicates} left out (same kind and time as the one before)` : ''}; ` +
         `${sent} of ${finished.length} trips delivered`,
     );
     if (!result.delivered) {

@@ -146,6 +146,21 @@ describe('edge-sdk replay', () => {
     expect(status.stdout).toMatch(/ sent .*server trip_/);
   });
 
+  it('says how many samples it left out for repeating the time of the one before', async () => {
+    const samples = drive({ startMs: T0, legs: [{ stop: 5 }, { move: 150, speedKmh: 45 }, { stop: 310 }] });
+    const fixes = samples.filter((x) => x.type === 'gps');
+    // Two fixes repeated at the same instant, somewhere else: a live recorder would keep the first.
+    const repeated = fixes.slice(20, 22).map((f) => ({ ...f, lat: (f as { lat: number }).lat + 0.001 }));
+    const file = path.join(dir, 'repeats.ndjson');
+    writeFileSync(file, [...samples, ...repeated].map((l) => JSON.stringify(l)).join('\n'));
+    const run = await cli(['replay', file, '--endpoint', server.url, '--key', 'test-key-1', '--no-delay', '--quiet']);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(
+      `${samples.length} samples replayed, 2 left out (same kind and time as the one before); 1 of 1 trips delivered`,
+    );
+  });
+
   it('fails with the reason when the samples never make a trip (parked, or too short)', async () => {
     for (const [name, legs] of [
       ['parked', [{ stop: 400 }]],
