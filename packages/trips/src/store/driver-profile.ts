@@ -1,12 +1,11 @@
 import { type Kysely, sql } from 'kysely';
-import { tierOf } from '../scoring/tiers.ts';
 import type { TripsSchema } from './schema.ts';
 import { themeLabels } from './trip-reads.ts';
 import type { VehicleProfile } from './vehicle-profile.ts';
 import {
   iso,
   num,
-  round1,
+  rosterEntry,
   round2,
   summarizeWindow,
   TRIP_SUMS,
@@ -14,7 +13,6 @@ import {
   trendOf,
   type WindowAggregateRow,
   type WindowSummary,
-  weightedMean,
 } from './vehicle-window.ts';
 
 const DAY_MS = 86_400_000;
@@ -114,18 +112,7 @@ export async function driverProfile(
       lastTripDate: num(life?.last) !== null ? iso(num(life?.last)!) : null,
     },
     vehicles: vehicles.rows
-      .map((r) => {
-        const mean = weightedMean(num(r.weighted), num(r.distance), num(r.plain), Number(r.n));
-        const score = mean === null ? null : round1(mean);
-        return {
-          plate: r.plate,
-          trips: Number(r.n),
-          distanceKm: round2(num(r.distance) ?? 0),
-          score,
-          tier: score === null ? null : tierOf(score),
-          lastTripDate: iso(Number(r.last)),
-        };
-      })
+      .map((r) => ({ plate: r.plate, ...rosterEntry(r) }))
       .sort((a, b) => b.distanceKm - a.distanceKm || (a.plate < b.plate ? -1 : 1)),
   };
 }

@@ -1,19 +1,8 @@
 import type { ThemeId } from '@svc/scoring';
 import { type Kysely, sql } from 'kysely';
-import { tierOf } from '../scoring/tiers.ts';
 import type { TripsSchema } from './schema.ts';
 import { themeLabels } from './trip-reads.ts';
-import {
-  iso,
-  num,
-  round1,
-  round2,
-  summarizeWindow,
-  type Trend,
-  trendOf,
-  weightedMean,
-  windowSums,
-} from './vehicle-window.ts';
+import { iso, num, rosterEntry, round2, summarizeWindow, type Trend, trendOf, windowSums } from './vehicle-window.ts';
 import { findVehicleInFleets } from './vehicles.ts';
 
 const DAY_MS = 86_400_000;
@@ -104,20 +93,7 @@ export async function vehicleProfile(
   const trend = trendOf(summary, previous, prevFrom, from);
 
   const drivers = roster
-    .map((r) => {
-      const mean = weightedMean(num(r.weighted), num(r.distance), num(r.plain), Number(r.n));
-      // The tier is derived from the score as shown, so the two never disagree at a band's edge.
-      const driverScore = mean === null ? null : round1(mean);
-      return {
-        driverId: r.driver_id,
-        name: (r.name as string | null) ?? null,
-        trips: Number(r.n),
-        distanceKm: round2(num(r.distance) ?? 0),
-        score: driverScore,
-        tier: driverScore === null ? null : tierOf(driverScore),
-        lastTripDate: iso(Number(r.last)),
-      };
-    })
+    .map((r) => ({ driverId: r.driver_id, name: (r.name as string | null) ?? null, ...rosterEntry(r) }))
     .sort((a, b) => b.distanceKm - a.distanceKm || String(a.driverId).localeCompare(String(b.driverId)));
 
   return {

@@ -239,3 +239,28 @@ export function trendOf(
   }
   return { direction, change, previousScore, previousWindow: { from: iso(previousFromMs), to: iso(previousToMs) } };
 }
+
+/** One roster line's sums: its trips, distance, score sums and last start (a vehicle's drivers, a driver's vehicles). */
+export interface RosterSums {
+  n: unknown;
+  distance: unknown;
+  weighted: unknown;
+  plain: unknown;
+  last: unknown;
+}
+
+/**
+ * A roster line as profiles show it: trips, distance, distance-weighted score and the tier of the score as
+ * shown (so the two never disagree at a band's edge), and the last trip.
+ */
+export function rosterEntry(r: RosterSums) {
+  const mean = weightedMean(num(r.weighted), num(r.distance), num(r.plain), Number(r.n));
+  const score = mean === null ? null : round1(mean);
+  return {
+    trips: Number(r.n),
+    distanceKm: round2(num(r.distance) ?? 0),
+    score,
+    tier: score === null ? null : tierOf(score),
+    lastTripDate: iso(Number(r.last)),
+  };
+}
