@@ -516,8 +516,13 @@ function openStore(
   } catch (error) {
     if (!(error instanceof CorruptStorageError) || policy === 'fail' || file === ':memory:') throw error;
     const aside = `${file}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
-    for (const suffix of ['', '-wal', '-shm', '-journal']) {
-      if (existsSync(file + suffix)) renameSync(file + suffix, aside + suffix);
+    try {
+      for (const suffix of ['', '-wal', '-shm', '-journal']) {
+        if (existsSync(file + suffix)) renameSync(file + suffix, aside + suffix);
+      }
+    } catch (moveError) {
+      // A read-only folder, say: the file stays where it is and the host hears why nothing could be recorded.
+      throw new CorruptStorageError(`${error.message}; it could not be moved aside: ${(moveError as Error).message}`);
     }
     report(new CorruptStorageError(`${error.message}; moved to ${aside}, recording continues in a new buffer`));
     return new BufferStore(file, options);
