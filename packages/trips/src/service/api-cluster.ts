@@ -71,8 +71,14 @@ export async function startApiCluster(options: {
             clearTimeout(timer);
             resolve();
           });
-          if (worker.isConnected()) worker.send({ type: 'shutdown' });
-          else worker.process.kill('SIGTERM');
+          // A worker that is exiting on its own (a failed bind) may close its channel while the message is on
+          // its way: with a callback the EPIPE comes back here instead of as an unhandled 'error' event that
+          // would crash this process, and the worker gets a signal instead.
+          const signal = () => {
+            if (!worker.isDead()) worker.process.kill('SIGTERM');
+          };
+          if (worker.isConnected()) worker.send({ type: 'shutdown' }, (err) => err && signal());
+          else signal();
         }),
     );
     await Promise.all(exits);
