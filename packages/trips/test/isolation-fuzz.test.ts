@@ -87,6 +87,8 @@ describe.each(testDialects())('fleet isolation under randomized requests on $lab
           'vehicle',
           'vehicles',
           'driver',
+          'fleets',
+          'fleet',
         ] as const);
         const tripId = pick(target.tripIds);
         const plate = pick(target.plates);
@@ -100,6 +102,8 @@ describe.each(testDialects())('fleet isolation under randomized requests on $lab
           vehicle: `/v1/vehicles/${encodeURIComponent(plate)}`,
           driver: `/v1/drivers/${pick(target.drivers)}?window=${pick([7, 90, 365])}`,
           vehicles: `/v1/vehicles?limit=10&page=${1 + Math.floor(rnd() * 2)}&sort=${pick(['plate', '-score', 'trips'])}`,
+          fleets: `/v1/fleets?window=${pick([7, 90, 365])}&sort=${pick(['name', 'score', '-trips'])}`,
+          fleet: `/v1/fleets/${target.fleetId}?window=${pick([7, 90, 365])}`,
         }[kind];
         const res = await pick(apps).inject({
           url,
@@ -138,6 +142,9 @@ describe.each(testDialects())('fleet isolation under randomized requests on $lab
           for (const v of body.vehicles) expect(reach, where).toContain(v.fleetId);
           const expected = reach.reduce((n, f) => n + fleetsById.get(f)!.plates.length, 0);
           expect(body.pagination.total, where).toBe(expected);
+        } else if (kind === 'fleets') {
+          expect(res.statusCode, where).toBe(200);
+          expect(body.fleets.map((f: { fleetId: string }) => f.fleetId).sort(), where).toEqual([...reach].sort());
         } else if (kind.startsWith('list')) {
           expect(res.statusCode, where).toBe(200);
           for (const t of body.trips) expect(reach, where).toContain(t.fleetId);

@@ -72,6 +72,8 @@ describe('OpenAPI document', () => {
         '/v1/vehicles',
         '/v1/vehicles/{plate}',
         '/v1/drivers/{driverId}',
+        '/v1/fleets',
+        '/v1/fleets/{fleetId}',
       ].sort(),
     );
   });
@@ -90,6 +92,11 @@ describe('OpenAPI document', () => {
     check('/v1/vehicles', '400', (await get('/v1/vehicles?sort=worst')).json());
     check('/v1/drivers/{driverId}', '200', (await get(`/v1/drivers/${fleet.drivers[0]}`)).json());
     check('/v1/drivers/{driverId}', '404', (await get('/v1/drivers/drv-nobody')).json());
+    check('/v1/fleets', '200', (await get('/v1/fleets?sort=score')).json());
+    check('/v1/fleets', '400', (await get('/v1/fleets?sort=worst')).json());
+    check('/v1/fleets/{fleetId}', '200', (await get(`/v1/fleets/${fleet.fleetId}?window=30`)).json());
+    check('/v1/fleets/{fleetId}', '400', (await get('/v1/fleets/ALPHA')).json());
+    check('/v1/fleets/{fleetId}', '404', (await get('/v1/fleets/fleet_bravo')).json());
     check('/v1/trips', '400', (await get('/v1/trips?limit=7')).json());
     check('/v1/trips', '401', (await get('/v1/trips', {})).json());
     check('/v1/trips', '403', (await get('/v1/trips', { authorization: `Bearer ${world.multiToken}` })).json());

@@ -8,6 +8,7 @@ import type { TripsDatabase } from '../store/open-trips-database.ts';
 import { ApiError } from './api-error.ts';
 import { resolveScope } from './auth.ts';
 import { registerDriverRoutes } from './driver-routes.ts';
+import { registerFleetRoutes } from './fleet-routes.ts';
 import { openApiText } from './openapi-document.ts';
 import { registerTripRoutes } from './trip-routes.ts';
 import { registerVehicleRoutes } from './vehicle-routes.ts';
@@ -123,6 +124,7 @@ export async function buildApiApp(options: ApiAppOptions): Promise<FastifyInstan
       registerTripRoutes(v1, { database, clock });
       registerVehicleRoutes(v1, { database, clock });
       registerDriverRoutes(v1, { database, clock });
+      registerFleetRoutes(v1, { database, clock });
     },
     { prefix: '/v1' },
   );

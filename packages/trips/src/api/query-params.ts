@@ -1,5 +1,6 @@
 import { canonicalPlate, DRIVER_ID_PATTERN, PLATE_PATTERN } from '../ids.ts';
 import { TIERS } from '../scoring/tiers.ts';
+import { FLEET_SORTS, type FleetSort } from '../store/fleet-profile.ts';
 import type { TripListFilter } from '../store/trip-list.ts';
 import { VEHICLE_SORTS, type VehicleSort } from '../store/vehicle-list.ts';
 import { VEHICLE_MACHINE_TYPES } from '../store/vehicles.ts';
@@ -136,7 +137,7 @@ export function parseListQuery(query: Query): ListQuery {
   return { page, limit, filter };
 }
 
-/** Parses the query of `GET /v1/vehicles/{plate}` and `GET /v1/drivers/{driverId}`: the rolling window in days. */
+/** Parses the query of the profiles (`/v1/vehicles/{plate}`, `/v1/drivers/{driverId}`, `/v1/fleets/{fleetId}`): the rolling window in days. */
 export function parseVehicleQuery(query: Query): { windowDays: number } {
   checkNames(query, ['window']);
   return { windowDays: integer(query, 'window', WINDOW_DAYS_MIN, WINDOW_DAYS_MAX, WINDOW_DAYS_DEFAULT) };
@@ -184,6 +185,32 @@ export function parseVehicleListQuery(query: Query): VehicleListQuery {
     sort: sort as VehicleSort,
     tiers: tierList(query),
     machineTypes,
+  };
+}
+
+export interface FleetListQuery {
+  page: number;
+  limit: number;
+  windowDays: number;
+  sort: FleetSort;
+}
+
+export const FLEET_LIST_PARAMETERS = ['page', 'limit', 'window', 'sort'] as const;
+
+/** Parses and checks the query of `GET /v1/fleets`; throws a 400 naming the parameter. */
+export function parseFleetListQuery(query: Query): FleetListQuery {
+  checkNames(query, FLEET_LIST_PARAMETERS);
+  const sort = single(query, 'sort') ?? 'name';
+  if (!(FLEET_SORTS as readonly string[]).includes(sort)) {
+    throw badRequest(
+      `sort must be one of ${FLEET_SORTS.join(', ')} (a leading "-" sorts descending; got ${show(sort)})`,
+    );
+  }
+  return {
+    page: integer(query, 'page', 1, PAGE_MAX, PAGE_DEFAULT),
+    limit: integer(query, 'limit', LIMIT_MIN, LIMIT_MAX, LIMIT_DEFAULT),
+    windowDays: integer(query, 'window', WINDOW_DAYS_MIN, WINDOW_DAYS_MAX, WINDOW_DAYS_DEFAULT),
+    sort: sort as FleetSort,
   };
 }
 

@@ -142,6 +142,24 @@ export async function windowSums(
   return result;
 }
 
+/**
+ * The sums of several vehicles' windows added into one (a fleet's, from its vehicles'): every sum is
+ * added and the last start is the latest; undefined when none of them has a trip.
+ */
+export function addWindowSums(rows: Iterable<WindowAggregateRow>): WindowAggregateRow | undefined {
+  let total: WindowAggregateRow | undefined;
+  for (const row of rows) {
+    if (!total) {
+      total = { n: 0, distance: 0, duration: 0, weighted: 0, plain: 0, last: null };
+      for (const [output] of OUTPUT_COLUMNS) total[output] = 0;
+    }
+    for (const [output] of OUTPUT_COLUMNS) total[output] = (total[output] as number) + (num(row[output]) ?? 0);
+    const last = num(row.last);
+    if (last !== null && (total.last === null || last > (total.last as number))) total.last = last;
+  }
+  return total && Number(total.n) > 0 ? total : undefined;
+}
+
 /** A window's sums (windowSums): the named ones, plus `<theme>_w|_d|_s|_n` per theme. */
 export interface WindowAggregateRow {
   n: number | string | null;
