@@ -1,10 +1,11 @@
-// CPU per call of the vehicle list (`GET /v1/vehicles`) on the 1,000,000-trip bench store (run `npm run
+// CPU per call of the vehicle list (`GET /v1/vehicles`) and the fleet list (`GET /v1/fleets`) on the 1,000,000-trip bench store (run `npm run
 // bench` once first to create it), against grouping the window's trips directly, the way it was summed
 // before `vehicle_stats`: `npx tsx bench/vehicle-list-timings.ts`. Figures only, nothing asserted. Run
 // it under `flock /tmp/bench.lock` on a shared machine.
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
+import { fleetSummaries } from '../src/store/fleet-profile.ts';
 import { listVehicleSummaries } from '../src/store/vehicle-list.ts';
 import { statTerms } from '../src/store/vehicle-stat-terms.ts';
 import { readBenchDatabase } from './bench-data.ts';
@@ -49,8 +50,10 @@ for (const [label, fleets] of [
           group by r.plate`.execute(db),
       windowDays === 365 ? 2 : 5,
     );
+    // The fleet list sums the same windows, plus the window before for the trend.
+    const fleetList = await cpuMs(() => fleetSummaries(db, fleets, { nowMs, windowDays }), 10);
     process.stdout.write(
-      `  ${label.padEnd(28)} ${String(windowDays).padStart(3)} days: list ${list.padStart(6)} ms CPU; grouping the trips: ${direct.padStart(7)} ms CPU\n`,
+      `  ${label.padEnd(28)} ${String(windowDays).padStart(3)} days: list ${list.padStart(6)} ms CPU; grouping the trips: ${direct.padStart(7)} ms CPU; fleet list ${fleetList.padStart(6)} ms CPU\n`,
     );
   }
 }
