@@ -5,7 +5,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { fleetSummaries } from '../src/store/fleet-profile.ts';
+import { fleetProfile, fleetSummaries } from '../src/store/fleet-profile.ts';
 import { listVehicleSummaries } from '../src/store/vehicle-list.ts';
 import { statTerms } from '../src/store/vehicle-stat-terms.ts';
 import { readBenchDatabase } from './bench-data.ts';
@@ -50,10 +50,12 @@ for (const [label, fleets] of [
           group by r.plate`.execute(db),
       windowDays === 365 ? 2 : 5,
     );
-    // The fleet list sums the same windows, plus the window before for the trend.
+    // The fleet list sums each fleet's window and the one before from fleet_stats; a fleet's profile also
+    // sums its vehicles (their tiers and the riskiest).
     const fleetList = await cpuMs(() => fleetSummaries(db, fleets, { nowMs, windowDays }), 10);
+    const profile = await cpuMs(() => fleetProfile(db, fleets, fleets[0]!, { nowMs, windowDays }), 10);
     process.stdout.write(
-      `  ${label.padEnd(28)} ${String(windowDays).padStart(3)} days: list ${list.padStart(6)} ms CPU; grouping the trips: ${direct.padStart(7)} ms CPU; fleet list ${fleetList.padStart(6)} ms CPU\n`,
+      `  ${label.padEnd(28)} ${String(windowDays).padStart(3)} days: list ${list.padStart(6)} ms CPU; grouping the trips: ${direct.padStart(7)} ms CPU; fleet list ${fleetList.padStart(5)} ms CPU; profile of a fleet ${profile.padStart(5)} ms CPU\n`,
     );
   }
 }

@@ -1,7 +1,7 @@
 /**
- * `vehicle_stats` (migration 0008): per-vehicle sums by day and week, filled from the trips already
- * stored and then kept by triggers, and windowSums, which adds a window up from them and from the trips
- * of its two partial days. Checked against the trips summed one by one, over random windows, after
+ * `vehicle_stats` and `fleet_stats` (migrations 0008 and 0009): per-vehicle and per-fleet sums by day and
+ * week, filled from the trips already stored and then kept by triggers, and windowSums / fleetWindowSums,
+ * which add a window up from them and from the trips of its two partial days. Checked against the trips summed one by one, over random windows, after
  * inserts, deletes and updates made by plain SQL.
  */
 import { migrateToLatest } from '@svc/platform';
@@ -12,7 +12,7 @@ import { createFleet } from '../src/store/fleets.ts';
 import { TRIPS_MIGRATION_TABLE, tripsMigrations } from '../src/store/migrations.ts';
 import type { TripsDatabase } from '../src/store/open-trips-database.ts';
 import type { TripsSchema } from '../src/store/schema.ts';
-import { THEMES, windowSums } from '../src/store/vehicle-window.ts';
+import { fleetWindowSums, THEMES, windowSums } from '../src/store/vehicle-window.ts';
 import { createVehicle } from '../src/store/vehicles.ts';
 import { prng } from './fixtures/prng.ts';
 
@@ -21,12 +21,18 @@ const before0008 = Object.fromEntries(Object.entries(tripsMigrations).filter(([n
 
 type TripRow = Insertable<TripsSchema['trips']>;
 
-/** The window's sums of `rows`, one trip at a time, as windowSums promises them. */
-function bruteForce(rows: TripRow[], fleets: string[], fromMs: number, toMs: number) {
+/** The window's sums of `rows`, one trip at a time per plate (or per fleet), as windowSums (fleetWindowSums) promises them. */
+function bruteForce(
+  rows: TripRow[],
+  fleets: string[],
+  fromMs: number,
+  toMs: number,
+  by: 'plate' | 'fleet_id' = 'plate',
+) {
   const out = new Map<string, Record<string, number>>();
   for (const r of rows) {
     if (!fleets.includes(r.fleet_id) || r.start_ms < fromMs || r.start_ms >= toMs) continue;
-    const s = out.get(r.plate) ?? { n: 0, distance: 0, duration: 0, weighted: 0, plain: 0, last: -1 };
+    const s = out.get(r[by]) ?? { n: 0, distance: 0, duration: 0, weighted: 0, plain: 0, last: -1 };
     s.n! += 1;
     s.distance! += r.distance_km;
     s.duration! += r.duration_min;
@@ -40,7 +46,7 @@ function bruteForce(rows: TripRow[], fleets: string[], fromMs: number, toMs: num
       s[`${t}_s`] = (s[`${t}_s`] ?? 0) + (v ?? 0);
       s[`${t}_n`] = (s[`${t}_n`] ?? 0) + (v === null ? 0 : 1);
     }
-    out.set(r.plate, s);
+    out.set(r[by], s);
   }
   return out;
 }
@@ -100,6 +106,22 @@ describe.each(testDialects())('vehicle stats on $label', (dialect) => {
       for (const r of batch) rows.set(r.trip_id, r);
     };
 
+    const expectSums = (
+      got: Map<string, Record<string, unknown>>,
+      want: Map<string, Record<string, number>>,
+      where: string,
+    ) => {
+      expect([...got.keys()].sort(), where).toEqual([...want.keys()].sort());
+      for (const [p, w] of want) {
+        const g = got.get(p)!;
+        for (const [key, value] of Object.entries(w)) {
+          const actual = Number(g[key]);
+          if (key === 'n' || key === 'last' || key.endsWith('_n')) expect(actual, `${where} ${p} ${key}`).toBe(value);
+          else expect(actual, `${where} ${p} ${key}`).toBeCloseTo(value, 6);
+        }
+      }
+    };
+
     /** windowSums against the brute force over random windows, all fleets, one fleet and one plate. */
     const compareWindows = async (count: number) => {
       const all = [...rows.values()];
@@ -123,15 +145,11 @@ describe.each(testDialects())('vehicle stats on $label', (dialect) => {
             fromMs,
             toMs,
           );
-          expect([...got.keys()].sort(), where).toEqual([...want.keys()].sort());
-          for (const [p, w] of want) {
-            const g = got.get(p)!;
-            for (const [key, value] of Object.entries(w)) {
-              const actual = Number(g[key]);
-              if (key === 'n' || key === 'last' || key.endsWith('_n'))
-                expect(actual, `${where} ${p} ${key}`).toBe(value);
-              else expect(actual, `${where} ${p} ${key}`).toBeCloseTo(value, 6);
-            }
+          expectSums(got, want, where);
+          if (plate === undefined) {
+            // The same window per fleet, from fleet_stats (migration 0009).
+            const fleetsGot = await fleetWindowSums(database.db, fleets, fromMs, toMs);
+            expectSums(fleetsGot, bruteForce(all, fleets, fromMs, toMs, 'fleet_id'), `${where} by fleet`);
           }
         }
       }
@@ -152,9 +170,10 @@ describe.each(testDialects())('vehicle stats on $label', (dialect) => {
       await database?.close();
     });
 
-    it('0008 sums the trips already stored, by day and by week', async () => {
+    it('0008 and 0009 sum the trips already stored, by day and by week', async () => {
       expect(await migrateToLatest(database.db, tripsMigrations, TRIPS_MIGRATION_TABLE)).toEqual([
         '0008_vehicle_stats',
+        '0009_fleet_stats',
       ]);
       const stats = await database.db.selectFrom('vehicle_stats').selectAll().execute();
       for (const span of [1, 7]) {
@@ -200,6 +219,9 @@ describe.each(testDialects())('vehicle stats on $label', (dialect) => {
       expect((await windowSums(database.db, [], baseMs, baseMs + 30 * DAY_MS)).size).toBe(0);
       expect((await windowSums(database.db, ['fleet_vs_a'], baseMs, baseMs)).size).toBe(0);
       expect((await windowSums(database.db, ['fleet_nowhere'], baseMs, baseMs + 30 * DAY_MS)).size).toBe(0);
+      expect((await fleetWindowSums(database.db, [], baseMs, baseMs + 30 * DAY_MS)).size).toBe(0);
+      expect((await fleetWindowSums(database.db, ['fleet_vs_a'], baseMs, baseMs)).size).toBe(0);
+      expect((await fleetWindowSums(database.db, ['fleet_nowhere'], baseMs, baseMs + 30 * DAY_MS)).size).toBe(0);
     });
   });
 });

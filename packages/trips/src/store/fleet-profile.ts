@@ -3,12 +3,11 @@ import { TIERS } from '../scoring/tiers.ts';
 import type { TripsSchema } from './schema.ts';
 import { themeLabels } from './trip-reads.ts';
 import {
-  addWindowSums,
+  fleetWindowSums,
   iso,
   summarizeWindow,
   type Trend,
   trendOf,
-  type WindowAggregateRow,
   type WindowSummary,
   windowSums,
 } from './vehicle-window.ts';
@@ -33,25 +32,26 @@ export type FleetSort = (typeof FLEET_SORTS)[number];
 /** How many vehicles a fleet's profile names as its riskiest. */
 export const RISKIEST_VEHICLES = 5;
 
-/** One fleet's risk over a window: its trips summed as one vehicle's are, and how its vehicles spread. */
+/** One fleet's risk over a window: all its trips summed as one vehicle's are, and its registered vehicles and drivers. */
 export interface FleetSummary extends WindowSummary {
   fleetId: string;
   name: string;
   window: { days: number; from: string; to: string };
   trend: Trend;
+  vehicles: { total: number };
+  drivers: { total: number };
+}
+
+/** The profile of one fleet: its summary, how its vehicles spread over the tiers, and the riskiest ones. */
+export interface FleetProfile extends Omit<FleetSummary, 'vehicles'> {
   vehicles: {
     /** Vehicles registered in the fleet. */
     total: number;
     /** Vehicles with at least one trip in the window. */
     withTrips: number;
-    /** Vehicles with trips in the window by the tier of their window score. */
+    /** Vehicles with trips in the window by the tier of their own window score. */
     byTier: Record<(typeof TIERS)[number], number>;
   };
-  drivers: { total: number };
-}
-
-/** The profile of one fleet: its summary plus the vehicles with the lowest window scores. */
-export interface FleetProfile extends FleetSummary {
   riskiestVehicles: Array<{
     plate: string;
     score: number | null;
@@ -68,19 +68,54 @@ interface Options {
 
 /**
  * Every fleet of `fleets` summed over the rolling window `[now - days, now)`: the distance-weighted score
- * and themes of all its trips (the same sums as the vehicle list's, added over the fleet's vehicles, so
- * a fleet's figures always agree with its vehicles'), the trend against the window before, and how many
- * of its vehicles fall in each tier. Fleets without trips are included with null scores.
+ * and themes of all its trips, summed as a vehicle's are (fleetWindowSums: a few rows per fleet, whatever
+ * its size), and the trend against the window before. Fleets without trips are included with null scores.
  */
 export async function fleetSummaries(
   db: Kysely<TripsSchema>,
   fleets: readonly string[],
   options: Options,
 ): Promise<FleetSummary[]> {
-  return (await summarize(db, fleets, options)).map(({ summary }) => summary);
+  if (fleets.length === 0) return [];
+  const to = options.nowMs;
+  const from = to - options.windowDays * DAY_MS;
+  const prevFrom = from - options.windowDays * DAY_MS;
+  const count = (table: 'vehicles' | 'drivers') =>
+    db
+      .selectFrom(table)
+      .select((eb) => ['fleet_id', eb.fn.countAll<number | string>().as('n')])
+      .where('fleet_id', 'in', fleets)
+      .groupBy('fleet_id')
+      .execute();
+  const [fleetRows, vehicleCounts, driverCounts, current, previous, labels] = await Promise.all([
+    db.selectFrom('fleets').select(['fleet_id', 'name']).where('fleet_id', 'in', fleets).execute(),
+    count('vehicles'),
+    count('drivers'),
+    fleetWindowSums(db, fleets, from, to),
+    fleetWindowSums(db, fleets, prevFrom, from),
+    themeLabels(db),
+  ]);
+  const vehicles = new Map(vehicleCounts.map((v) => [v.fleet_id, Number(v.n)]));
+  const drivers = new Map(driverCounts.map((d) => [d.fleet_id, Number(d.n)]));
+  return fleetRows.map((fleet) => {
+    const summary = summarizeWindow(current.get(fleet.fleet_id), labels);
+    return {
+      fleetId: fleet.fleet_id,
+      name: fleet.name,
+      window: { days: options.windowDays, from: iso(from), to: iso(to) },
+      ...summary,
+      trend: trendOf(summary, previous.get(fleet.fleet_id), prevFrom, from),
+      vehicles: { total: vehicles.get(fleet.fleet_id) ?? 0 },
+      drivers: { total: drivers.get(fleet.fleet_id) ?? 0 },
+    };
+  });
 }
 
-/** One fleet's profile (fleetSummaries plus its riskiest vehicles), or null when it is not among `fleets`. */
+/**
+ * One fleet's profile, or null when it is not among `fleets`: its summary (as fleetSummaries), how many
+ * of its vehicles fall in each tier by their own window score, and the vehicles with the lowest scores.
+ * The vehicles are summed as the vehicle list sums them, so the two always agree.
+ */
 export async function fleetProfile(
   db: Kysely<TripsSchema>,
   fleets: readonly string[],
@@ -88,78 +123,38 @@ export async function fleetProfile(
   options: Options,
 ): Promise<FleetProfile | null> {
   if (!fleets.includes(fleetId)) return null;
-  const [found] = await summarize(db, [fleetId], options);
-  if (!found) return null;
-  const riskiestVehicles = found.vehicles
+  const to = options.nowMs;
+  const from = to - options.windowDays * DAY_MS;
+  const [[summary], perVehicle, plates, labels] = await Promise.all([
+    fleetSummaries(db, [fleetId], options),
+    windowSums(db, [fleetId], from, to),
+    db.selectFrom('vehicles').select('plate').where('fleet_id', '=', fleetId).execute(),
+    themeLabels(db),
+  ]);
+  if (!summary) return null;
+  const vehicles = plates.map(({ plate }) => ({ plate, summary: summarizeWindow(perVehicle.get(plate), labels) }));
+  const byTier = Object.fromEntries(TIERS.map((t) => [t, 0])) as FleetProfile['vehicles']['byTier'];
+  for (const v of vehicles) if (v.summary.tier !== null) byTier[v.summary.tier as keyof typeof byTier]++;
+  const riskiestVehicles = vehicles
     .filter((v) => v.summary.score !== null)
     .sort((a, b) => (a.summary.score as number) - (b.summary.score as number) || (a.plate < b.plate ? -1 : 1))
     .slice(0, RISKIEST_VEHICLES)
-    .map(({ plate, summary }) => ({
+    .map(({ plate, summary: v }) => ({
       plate,
-      score: summary.score,
-      tier: summary.tier,
-      trips: summary.trips,
-      distanceKm: summary.distanceKm,
+      score: v.score,
+      tier: v.tier,
+      trips: v.trips,
+      distanceKm: v.distanceKm,
     }));
-  return { ...found.summary, riskiestVehicles };
-}
-
-type VehicleWindow = { plate: string; summary: WindowSummary };
-
-async function summarize(
-  db: Kysely<TripsSchema>,
-  fleets: readonly string[],
-  options: Options,
-): Promise<Array<{ summary: FleetSummary; vehicles: VehicleWindow[] }>> {
-  if (fleets.length === 0) return [];
-  const to = options.nowMs;
-  const from = to - options.windowDays * DAY_MS;
-  const prevFrom = from - options.windowDays * DAY_MS;
-  const [fleetRows, vehicleRows, driverCounts, current, previous, labels] = await Promise.all([
-    db.selectFrom('fleets').select(['fleet_id', 'name']).where('fleet_id', 'in', fleets).execute(),
-    db.selectFrom('vehicles').select(['fleet_id', 'plate']).where('fleet_id', 'in', fleets).execute(),
-    db
-      .selectFrom('drivers')
-      .select((eb) => ['fleet_id', eb.fn.countAll<number | string>().as('n')])
-      .where('fleet_id', 'in', fleets)
-      .groupBy('fleet_id')
-      .execute(),
-    windowSums(db, fleets, from, to),
-    windowSums(db, fleets, prevFrom, from),
-    themeLabels(db),
-  ]);
-  const platesOf = new Map<string, string[]>();
-  for (const v of vehicleRows) {
-    const plates = platesOf.get(v.fleet_id);
-    if (plates) plates.push(v.plate);
-    else platesOf.set(v.fleet_id, [v.plate]);
-  }
-  const drivers = new Map(driverCounts.map((d) => [d.fleet_id, Number(d.n)]));
-  const present = (sums: Map<string, WindowAggregateRow>, plates: string[]) =>
-    plates.flatMap((p) => {
-      const row = sums.get(p);
-      return row ? [row] : [];
-    });
-  return fleetRows.map((fleet) => {
-    const plates = platesOf.get(fleet.fleet_id) ?? [];
-    const window = addWindowSums(present(current, plates));
-    const summary = summarizeWindow(window, labels);
-    const vehicles = plates.map((plate) => ({ plate, summary: summarizeWindow(current.get(plate), labels) }));
-    const byTier = Object.fromEntries(TIERS.map((t) => [t, 0])) as FleetSummary['vehicles']['byTier'];
-    for (const v of vehicles) if (v.summary.tier !== null) byTier[v.summary.tier as keyof typeof byTier]++;
-    return {
-      summary: {
-        fleetId: fleet.fleet_id,
-        name: fleet.name,
-        window: { days: options.windowDays, from: iso(from), to: iso(to) },
-        ...summary,
-        trend: trendOf(summary, addWindowSums(present(previous, plates)), prevFrom, from),
-        vehicles: { total: plates.length, withTrips: vehicles.filter((v) => v.summary.trips > 0).length, byTier },
-        drivers: { total: drivers.get(fleet.fleet_id) ?? 0 },
-      },
-      vehicles,
-    };
-  });
+  return {
+    ...summary,
+    vehicles: {
+      total: summary.vehicles.total,
+      withTrips: vehicles.filter((v) => v.summary.trips > 0).length,
+      byTier,
+    },
+    riskiestVehicles,
+  };
 }
 
 type SortKey = (f: FleetSummary) => number | string | null;

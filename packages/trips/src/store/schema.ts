@@ -17,6 +17,7 @@ export interface TripsSchema {
   trip_day_counts: TripDayCountsTable;
   trip_day_totals: TripDayTotalsTable;
   vehicle_stats: VehicleStatsTable;
+  fleet_stats: FleetStatsTable;
   trip_summaries: TripSummariesTable;
   trip_breakdowns: TripBreakdownsTable;
   score_catalogues: ScoreCataloguesTable;
@@ -272,3 +273,6 @@ export interface RescoreRunsTable {
   rescored: number;
   failed: number;
 }
+
+/** Per-fleet sums by day and week (migration 0009): the value columns of `vehicle_stats`, without the plate. */
+export type FleetStatsTable = Omit<VehicleStatsTable, 'plate'>;

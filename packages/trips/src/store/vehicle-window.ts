@@ -54,6 +54,60 @@ export const TRIP_SUMS = (() => {
 })();
 
 /**
+ * How a window `[fromMs, toMs)` is summed: whole weeks `[w0, w1)` and whole days `[d0, w0)`, `[w1, d1)`
+ * from the stats rows (day numbers), the trips of `[fromMs, edgeEnd)` and `[edgeStart, toMs)` one by one.
+ */
+function splitWindow(fromMs: number, toMs: number) {
+  let d0 = Math.ceil(fromMs / DAY_MS);
+  let d1 = Math.floor(toMs / DAY_MS);
+  if (d0 >= d1) d0 = d1 = Math.ceil(fromMs / DAY_MS);
+  let w0 = weekStartDay(d0) === d0 ? d0 : weekStartDay(d0) + 7;
+  let w1 = weekStartDay(d1);
+  if (w0 >= w1) w0 = w1 = d1;
+  const edgeEnd = Math.min(d0 * DAY_MS, toMs);
+  const edgeStart = Math.max(d1 * DAY_MS, edgeEnd);
+  const stats: Array<[span: number, lo: number, hi: number]> = [
+    [7, w0, w1],
+    [1, d0, w0],
+    [1, w1, d1],
+  ];
+  const trips: Array<[lo: number, hi: number]> = [
+    [fromMs, edgeEnd],
+    [edgeStart, toMs],
+  ];
+  return { stats: stats.filter(([, lo, hi]) => lo < hi), trips: trips.filter(([lo, hi]) => lo < hi) };
+}
+
+/** Adds the parts' rows up per `key` and sets each key's last start; keys whose rows add up to no trip are left out. */
+function addParts(
+  parts: Array<{ rows: Array<WindowAggregateRow & { key: string }> }>,
+  lasts: Array<{ key: string; last: unknown }>,
+): Map<string, WindowAggregateRow> {
+  const result = new Map<string, WindowAggregateRow>();
+  for (const part of parts) {
+    for (const row of part.rows) {
+      const into = result.get(row.key);
+      if (!into) {
+        const fresh: WindowAggregateRow = { n: 0, distance: 0, duration: 0, weighted: 0, plain: 0, last: null };
+        for (const [output] of OUTPUT_COLUMNS) fresh[output] = num(row[output]) ?? 0;
+        result.set(row.key, fresh);
+      } else {
+        for (const [output] of OUTPUT_COLUMNS) into[output] = (into[output] as number) + (num(row[output]) ?? 0);
+      }
+    }
+  }
+  for (const { key, last } of lasts) {
+    const row = result.get(key);
+    if (row) row.last = last;
+  }
+  // A key whose rows add up to no trip (all taken out again) has no sums.
+  for (const [key, row] of result) if (row.n === 0) result.delete(key);
+  return result;
+}
+
+type Keyed = WindowAggregateRow & { key: string };
+
+/**
  * What the trips of `fleets` that started in `[fromMs, toMs)` add up to per plate (of one plate with
  * `plate`), with each vehicle's last start in the window. Whole weeks and whole days come from
  * `vehicle_stats` (kept by triggers, migration 0008), the two partial days at the window's ends from
@@ -74,90 +128,70 @@ export async function windowSums(
   toMs: number,
   plate?: string,
 ): Promise<Map<string, WindowAggregateRow>> {
-  const result = new Map<string, WindowAggregateRow>();
-  if (fleets.length === 0 || fromMs >= toMs) return result;
-  // Whole days [d0, d1); whole weeks [w0, w1) among them; the trips of [fromMs, d0) and [d1, toMs).
-  let d0 = Math.ceil(fromMs / DAY_MS);
-  let d1 = Math.floor(toMs / DAY_MS);
-  if (d0 >= d1) d0 = d1 = Math.ceil(fromMs / DAY_MS);
-  let w0 = weekStartDay(d0) === d0 ? d0 : weekStartDay(d0) + 7;
-  let w1 = weekStartDay(d1);
-  if (w0 >= w1) w0 = w1 = d1;
-  const edgeEnd = Math.min(d0 * DAY_MS, toMs);
-  const edgeStart = Math.max(d1 * DAY_MS, edgeEnd);
-
+  if (fleets.length === 0 || fromMs >= toMs) return new Map();
+  const split = splitWindow(fromMs, toMs);
   const inFleets = sql.join(fleets.map((f) => sql`${f}`));
   const plateOf = (table: string) => (plate === undefined ? sql`` : sql` and ${sql.ref(`${table}.plate`)} = ${plate}`);
-  type Sums = WindowAggregateRow & { plate: string };
-  const parts: Array<Promise<{ rows: Sums[] }>> = [];
-  const stats = (span: number, lo: number, hi: number) => {
-    if (lo >= hi) return;
-    parts.push(
+  const parts = [
+    ...split.stats.map(([span, lo, hi]) =>
       // CROSS JOIN keeps the vehicles as the outer loop in SQLite (left to right; without statistics
       // it would scan the fleets' stats rows and sort them), then each vehicle's rows are one key range.
-      sql<Sums>`select v.plate, ${sql.raw(STAT_SUMS)} from vehicles v cross join vehicle_stats s
+      sql<Keyed>`select v.plate as key, ${sql.raw(STAT_SUMS)} from vehicles v cross join vehicle_stats s
         where v.fleet_id in (${inFleets})${plateOf('v')} and s.fleet_id = v.fleet_id and s.plate = v.plate
           and s.span = ${span} and s.bucket >= ${lo} and s.bucket < ${hi}
         group by v.fleet_id, v.plate`.execute(db),
-    );
-  };
-  const trips = (lo: number, hi: number) => {
-    if (lo >= hi) return;
-    parts.push(
-      sql<Sums>`select r.plate, ${sql.raw(TRIP_SUMS)} from trips r
-        where r.fleet_id in (${inFleets}) and r.start_ms >= ${lo} and r.start_ms < ${hi}${plateOf('r')}
-        group by r.plate`.execute(db),
-    );
-  };
-  stats(7, w0, w1);
-  stats(1, d0, w0);
-  stats(1, w1, d1);
-  trips(fromMs, edgeEnd);
-  trips(edgeStart, toMs);
+    ),
+    ...split.trips.map(([lo, hi]) =>
+      sql<Keyed>`select r.plate as key, ${sql.raw(TRIP_SUMS)} from trips r
+          where r.fleet_id in (${inFleets}) and r.start_ms >= ${lo} and r.start_ms < ${hi}${plateOf('r')}
+          group by r.plate`.execute(db),
+    ),
+  ];
   const [lasts, ...sums] = await Promise.all([
     // The last start of each vehicle, one index seek each (trips by fleet, plate and start).
-    sql<{ plate: string; last: unknown }>`select v.plate, (select max(r.start_ms) from trips r
+    sql<{ key: string; last: unknown }>`select v.plate as key, (select max(r.start_ms) from trips r
         where r.fleet_id = v.fleet_id and r.plate = v.plate and r.start_ms >= ${fromMs} and r.start_ms < ${toMs}) as last
       from vehicles v where v.fleet_id in (${inFleets})${plateOf('v')}`.execute(db),
     ...parts,
   ]);
-  for (const part of sums) {
-    for (const row of part.rows) {
-      const into = result.get(row.plate);
-      if (!into) {
-        const fresh: WindowAggregateRow = { n: 0, distance: 0, duration: 0, weighted: 0, plain: 0, last: null };
-        for (const [output] of OUTPUT_COLUMNS) fresh[output] = num(row[output]) ?? 0;
-        result.set(row.plate, fresh);
-      } else {
-        for (const [output] of OUTPUT_COLUMNS) into[output] = (into[output] as number) + (num(row[output]) ?? 0);
-      }
-    }
-  }
-  for (const { plate: p, last } of lasts.rows) {
-    const row = result.get(p);
-    if (row) row.last = last;
-  }
-  // A vehicle whose rows add up to no trip (all taken out again) has no sums.
-  for (const [p, row] of result) if (row.n === 0) result.delete(p);
-  return result;
+  return addParts(sums, lasts.rows);
 }
 
 /**
- * The sums of several vehicles' windows added into one (a fleet's, from its vehicles'): every sum is
- * added and the last start is the latest; undefined when none of them has a trip.
+ * What the trips of each fleet of `fleets` that started in `[fromMs, toMs)` add up to, with the fleet's
+ * last start in the window: windowSums for whole fleets, from `fleet_stats` (migration 0009), a few rows
+ * per fleet whatever its number of vehicles. The sums equal those of the fleet's vehicles added up
+ * (test/vehicle-stats.test.ts compares both with the trips one by one).
  */
-export function addWindowSums(rows: Iterable<WindowAggregateRow>): WindowAggregateRow | undefined {
-  let total: WindowAggregateRow | undefined;
-  for (const row of rows) {
-    if (!total) {
-      total = { n: 0, distance: 0, duration: 0, weighted: 0, plain: 0, last: null };
-      for (const [output] of OUTPUT_COLUMNS) total[output] = 0;
-    }
-    for (const [output] of OUTPUT_COLUMNS) total[output] = (total[output] as number) + (num(row[output]) ?? 0);
-    const last = num(row.last);
-    if (last !== null && (total.last === null || last > (total.last as number))) total.last = last;
-  }
-  return total && Number(total.n) > 0 ? total : undefined;
+export async function fleetWindowSums(
+  db: Kysely<TripsSchema>,
+  fleets: readonly string[],
+  fromMs: number,
+  toMs: number,
+): Promise<Map<string, WindowAggregateRow>> {
+  if (fleets.length === 0 || fromMs >= toMs) return new Map();
+  const split = splitWindow(fromMs, toMs);
+  const inFleets = sql.join(fleets.map((f) => sql`${f}`));
+  const parts = [
+    ...split.stats.map(([span, lo, hi]) =>
+      sql<Keyed>`select s.fleet_id as key, ${sql.raw(STAT_SUMS)} from fleet_stats s
+          where s.fleet_id in (${inFleets}) and s.span = ${span} and s.bucket >= ${lo} and s.bucket < ${hi}
+          group by s.fleet_id`.execute(db),
+    ),
+    ...split.trips.map(([lo, hi]) =>
+      sql<Keyed>`select r.fleet_id as key, ${sql.raw(TRIP_SUMS)} from trips r
+          where r.fleet_id in (${inFleets}) and r.start_ms >= ${lo} and r.start_ms < ${hi}
+          group by r.fleet_id`.execute(db),
+    ),
+  ];
+  const [lasts, ...sums] = await Promise.all([
+    // One index seek per fleet (trips by fleet and start).
+    sql<{ key: string; last: unknown }>`select f.fleet_id as key, (select max(r.start_ms) from trips r
+        where r.fleet_id = f.fleet_id and r.start_ms >= ${fromMs} and r.start_ms < ${toMs}) as last
+      from fleets f where f.fleet_id in (${inFleets})`.execute(db),
+    ...parts,
+  ]);
+  return addParts(sums, lasts.rows);
 }
 
 /** A window's sums (windowSums): the named ones, plus `<theme>_w|_d|_s|_n` per theme. */
