@@ -77,6 +77,7 @@ await runMain('trips', async () => {
     'Try:',
     `  curl -H "Authorization: Bearer ${startToken.token}" ${sandboxEnv.apiUrl}/v1/trips`,
     `  curl -H "Authorization: Bearer ${startToken.token}" "${sandboxEnv.apiUrl}/v1/vehicles?sort=score&limit=10"   (riskiest vehicles first)`,
+    `  curl -H "Authorization: Bearer ${startToken.token}" ${sandboxEnv.apiUrl}/v1/fleets   (each fleet as a whole)`,
     '',
     sandbox.seedingStarted
       ? `First start: ${config.sandboxSeedTrips} simulated trips are being sent through the sandbox ingest endpoint in the background and scored as they arrive; /v1/trips fills up over the next minutes.`
