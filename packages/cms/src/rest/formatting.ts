@@ -9,7 +9,8 @@ import { phpString } from './php.ts';
 /** wp_strip_all_tags(): removes script/style blocks and every tag. */
 export function stripAllTags(text: string, removeBreaks = false): string {
   let out = text.replace(/<(script|style)[^>]*?>.*?<\/\1>/gis, '');
-  out = out.replace(/<[^>]*>/g, '');
+  // PHP's strip_tags() does not take a `<` followed by white space for the start of a tag.
+  out = out.replace(/<(?!\s)[^>]*>/g, '');
   if (removeBreaks) out = out.replace(/[\r\n\t ]+/g, ' ');
   return out.trim();
 }
@@ -20,7 +21,7 @@ export function sanitizeTextField(value: unknown, keepNewlines = false): string 
   let filtered = phpString(value);
   if (filtered.includes('<')) {
     // wp_pre_kses_less_than: a '<' that does not start a tag is kept as an entity.
-    filtered = filtered.replace(/<[^>]*?((?=<)|>|$)/g, (m) => (m.includes('>') ? m : m.replace('<', '&lt;')));
+    filtered = filtered.replace(/<[^>]*?((?=<)|>|$)/g, (m) => (m.includes('>') ? m : escHtml(m)));
     filtered = stripAllTags(filtered);
     filtered = filtered.replace(/<\n/g, '&lt;\n');
   }
