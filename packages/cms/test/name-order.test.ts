@@ -34,6 +34,34 @@ describe.each(dialects())('name order on $label', (dialect) => {
   afterAll(async () => cms?.close());
 
   describe.skipIf(dialect.skip)('', () => {
+    it('stores a name of compatibility characters, whose slug and sort key outgrow the name', async () => {
+      // U+FDFA is 3 bytes of UTF-8 and decomposes into 18 characters: a 200-character tag name percent-encodes
+      // to 1,800 characters and its sort key would be 3,600. WordPress cuts the slug at 200 characters.
+      const name = '\uFDFA'.repeat(200);
+      const res = await cms.call({ method: 'POST', url: '/cms-json/cms/v2/tags', as: 'admin', payload: { name } });
+      expect(res.statusCode, res.body).toBe(201);
+      expect(res.json().name).toBe(name);
+      expect(res.json().slug).toBe('%ef%b7%ba'.repeat(22));
+      const user = await cms.call({
+        method: 'POST',
+        url: '/cms-json/cms/v2/users',
+        as: 'admin',
+        payload: {
+          username: 'longname',
+          name: '\uFDFA'.repeat(250),
+          email: 'longname@example.test',
+          password: 'a long enough password 1',
+        },
+      });
+      expect(user.statusCode, user.body).toBe(201);
+      for (const url of [
+        `/cms-json/cms/v2/tags/${res.json().id}?force=true`,
+        `/cms-json/cms/v2/users/${user.json().id}?force=true&reassign=1`,
+      ]) {
+        expect((await cms.call({ method: 'DELETE', url, as: 'admin' })).statusCode, url).toBe(200);
+      }
+    });
+
     it('orders users by name without regard to case, both ways', async () => {
       const names = async (order: string) =>
         (

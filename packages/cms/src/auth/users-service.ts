@@ -4,11 +4,12 @@
  */
 
 import { ksesData, sanitizeNameField } from '../content/render/kses.ts';
+import { sanitizeTitle } from '../content/slugs.ts';
 import type { User } from '../db/users-repository.ts';
 import { writeTransaction } from '../db/write-transaction.ts';
 import type { CmsContext } from '../module.ts';
 import { RestError } from '../rest/errors.ts';
-import { isEmail, sanitizeTitle, sanitizeUrl, sanitizeUser, stripAllTags } from '../rest/formatting.ts';
+import { isEmail, sanitizeUrl, sanitizeUser, stripAllTags } from '../rest/formatting.ts';
 import { hashPassword } from './passwords.ts';
 import { ROLES } from './roles.ts';
 

@@ -4,13 +4,13 @@
  */
 
 import { ksesData, sanitizeNameField } from '../content/render/kses.ts';
+import { sanitizeTitle } from '../content/slugs.ts';
 import { getTaxonomy, type TaxonomyDef } from '../core/taxonomies.ts';
 import type { Term, TermQuery } from '../db/terms-repository.ts';
 import { writeTransaction } from '../db/write-transaction.ts';
 import type { CmsContext } from '../module.ts';
 import { RestController, sanitizeTextArg } from '../rest/controller.ts';
 import { authorizationRequiredCode, RestError } from '../rest/errors.ts';
-import { sanitizeTitle } from '../rest/formatting.ts';
 import { setPaginationHeaders } from '../rest/pagination.ts';
 import { toInt } from '../rest/php.ts';
 import type { RestRequest } from '../rest/request.ts';

@@ -4,6 +4,7 @@
  */
 
 import { ksesData, sanitizeNameField } from '../content/render/kses.ts';
+import { sanitizeTitle } from '../content/slugs.ts';
 import { getPostStatus } from '../core/post-statuses.ts';
 import { getPostType } from '../core/post-types.ts';
 import { getTaxonomy, type TaxonomyDef } from '../core/taxonomies.ts';
@@ -12,7 +13,6 @@ import { writeTransaction } from '../db/write-transaction.ts';
 import type { CmsContext } from '../module.ts';
 import { RestController, sanitizeTextArg } from '../rest/controller.ts';
 import { authorizationRequiredCode, RestError } from '../rest/errors.ts';
-import { sanitizeTitle } from '../rest/formatting.ts';
 import { setPaginationHeaders } from '../rest/pagination.ts';
 import { toInt } from '../rest/php.ts';
 import type { RestRequest } from '../rest/request.ts';

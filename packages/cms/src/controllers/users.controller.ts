@@ -14,13 +14,13 @@ import {
   uniqueNicename,
 } from '../auth/users-service.ts';
 import { ksesData, sanitizeNameField } from '../content/render/kses.ts';
+import { sanitizeTitle } from '../content/slugs.ts';
 import { POST_TYPES } from '../core/post-types.ts';
 import type { User, UserQuery } from '../db/users-repository.ts';
 import { writeTransaction } from '../db/write-transaction.ts';
 import type { CmsContext } from '../module.ts';
 import { RestController, sanitizeTextArg } from '../rest/controller.ts';
 import { authorizationRequiredCode, RestError } from '../rest/errors.ts';
-import { sanitizeTitle } from '../rest/formatting.ts';
 import { setPaginationHeaders } from '../rest/pagination.ts';
 import { absint, isNumeric, toInt } from '../rest/php.ts';
 import type { RestRequest } from '../rest/request.ts';

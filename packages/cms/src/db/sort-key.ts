@@ -29,13 +29,23 @@ const LETTERS: Readonly<Record<string, string>> = {
   ı: 'i',
 };
 
+/**
+ * The longest key kept, in code points. Compatibility decomposition can make a key many times longer than its
+ * name (U+FDFA becomes 18 characters), and the key columns (varchar(400), varchar(500)) and PostgreSQL's b-tree
+ * entries (~2,700 bytes) are bounded; names that agree on their first 400 sorted characters then tie, and ties
+ * go by id.
+ */
+export const SORT_KEY_MAX = 400;
+
 /** The key a name sorts by: accents removed (compatibility decomposition), then lower-cased (all of Unicode). */
 export function nameSortKey(name: string): string {
-  // ASCII needs only lower-casing, the common case.
-  if (!/[\u0080-\u{10ffff}]/u.test(name)) return name.toLowerCase();
-  return name
+  // ASCII needs only lower-casing, the common case (names are at most 250 characters).
+  if (!/[\u0080-\u{10ffff}]/u.test(name)) return name.toLowerCase().slice(0, SORT_KEY_MAX);
+  const key = name
     .normalize('NFKD')
     .replace(/\p{M}+/gu, '')
     .replace(/[ßẞæÆœŒøØđĐðÐłŁþÞı]/g, (ch) => LETTERS[ch] ?? ch)
     .toLowerCase();
+  // Cut by code points, never inside a surrogate pair (PostgreSQL refuses a lone surrogate).
+  return key.length <= SORT_KEY_MAX ? key : Array.from(key).slice(0, SORT_KEY_MAX).join('');
 }
