@@ -3,11 +3,13 @@
  * wp_delete_user): the same checks and the same error codes wherever a user is created.
  */
 
+import { ksesData, sanitizeNameField } from '../content/render/kses.ts';
+import { sanitizeTitle } from '../content/slugs.ts';
 import type { User } from '../db/users-repository.ts';
 import { writeTransaction } from '../db/write-transaction.ts';
 import type { CmsContext } from '../module.ts';
 import { RestError } from '../rest/errors.ts';
-import { isEmail, sanitizeTitle, sanitizeUser } from '../rest/formatting.ts';
+import { isEmail, sanitizeUrl, sanitizeUser, stripAllTags } from '../rest/formatting.ts';
 import { hashPassword } from './passwords.ts';
 import { ROLES } from './roles.ts';
 
@@ -36,6 +38,19 @@ export function mysqlDate(date: Date): string {
   return date.toISOString().slice(0, 19).replace('T', ' ');
 }
 
+/**
+ * pre_user_url: wp_strip_all_tags(), sanitize_url(), then wp_filter_kses(), which leaves a `&` in a query
+ * string as `&amp;`, as WordPress stores it.
+ */
+export function sanitizeUserUrl(value: unknown): string {
+  return ksesData(sanitizeUrl(stripAllTags(String(value ?? ''))));
+}
+
+/** pre_user_email after the address was checked: wp_filter_kses() keeps a `&` as `&amp;`. */
+export function sanitizeUserEmail(value: string): string {
+  return ksesData(value.trim());
+}
+
 /** A nicename not used by another user (wp_insert_user's `-2`, `-3` suffixes). */
 async function uniqueNicename(ctx: CmsContext, base: string, exceptId?: number): Promise<string> {
   let candidate = base;
@@ -56,8 +71,10 @@ export async function createUser(ctx: CmsContext, input: NewUser): Promise<User>
   if (login.length > 60) throw new RestError('user_login_too_long', 'Username may not be longer than 60 characters.');
   if (await ctx.users.findByLogin(login))
     throw new RestError('existing_user_login', 'Sorry, that username already exists!', { status: 400 });
-  const email = input.email.trim();
-  if (email !== '' && !isEmail(email)) throw new RestError('invalid_email', 'Invalid email address.', { status: 400 });
+  const typedEmail = input.email.trim();
+  if (typedEmail !== '' && !isEmail(typedEmail))
+    throw new RestError('invalid_email', 'Invalid email address.', { status: 400 });
+  const email = sanitizeUserEmail(typedEmail);
   if (email !== '' && (await ctx.users.findByEmail(email))) {
     throw new RestError('existing_user_email', 'Sorry, that email address is already used!', { status: 400 });
   }
@@ -75,12 +92,13 @@ export async function createUser(ctx: CmsContext, input: NewUser): Promise<User>
     pass_hash: await hashPassword(input.password),
     nicename,
     email,
-    url: input.url ?? '',
+    url: input.url === undefined ? '' : sanitizeUserUrl(input.url),
     registered: mysqlDate(ctx.now()),
-    display_name: input.displayName ?? login,
-    first_name: input.firstName ?? '',
-    last_name: input.lastName ?? '',
-    nickname: input.nickname ?? login,
+    // The pre_user_* save filters: names are stored escaped ("A & B" as "A &amp; B").
+    display_name: sanitizeNameField(input.displayName ?? login),
+    first_name: sanitizeNameField(input.firstName ?? ''),
+    last_name: sanitizeNameField(input.lastName ?? ''),
+    nickname: sanitizeNameField(input.nickname ?? login),
     description: input.description ?? '',
     locale: input.locale ?? '',
     roles: input.roles && input.roles.length > 0 ? input.roles : [defaultRole],

@@ -525,8 +525,8 @@ export class PostRepository {
             'in',
             postIds.map((_, i) => arg(i) as unknown as number),
           )
-          // By name without regard to case, as WordPress's collation orders a post's terms.
-          .orderBy(sql`lower(t.name)`)
+          // By name without regard to case or accents, as WordPress's collation orders a post's terms.
+          .orderBy('t.name_sort')
           .orderBy('t.id'),
       [...postIds],
     );
@@ -625,8 +625,8 @@ export class PostRepository {
             'in',
             ids.map((_, i) => arg(i) as unknown as number),
           )
-          // By name without regard to case, as WordPress's collation orders a post's terms.
-          .orderBy(sql`lower(name)`)
+          // By name without regard to case or accents, as WordPress's collation orders a post's terms.
+          .orderBy('name_sort')
           .orderBy('id'),
       ids,
     );

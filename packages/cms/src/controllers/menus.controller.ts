@@ -3,14 +3,14 @@
  * with their theme `locations` and `auto_add` flag. Deleting a menu deletes its items.
  */
 
-import { ksesData } from '../content/render/kses.ts';
+import { ksesData, sanitizeNameField } from '../content/render/kses.ts';
+import { sanitizeTitle } from '../content/slugs.ts';
 import { getTaxonomy, type TaxonomyDef } from '../core/taxonomies.ts';
 import type { Term, TermQuery } from '../db/terms-repository.ts';
 import { writeTransaction } from '../db/write-transaction.ts';
 import type { CmsContext } from '../module.ts';
 import { RestController, sanitizeTextArg } from '../rest/controller.ts';
 import { authorizationRequiredCode, RestError } from '../rest/errors.ts';
-import { sanitizeTitle } from '../rest/formatting.ts';
 import { setPaginationHeaders } from '../rest/pagination.ts';
 import { toInt } from '../rest/php.ts';
 import type { RestRequest } from '../rest/request.ts';
@@ -310,7 +310,8 @@ export class MenusController extends RestController {
         status: 400,
       });
     }
-    const name = String(request.get('name') ?? '').trim();
+    // A menu is a term: its name is stored escaped, as pre_term_name leaves it.
+    const name = sanitizeNameField(request.get('name') ?? '');
     if (name === '') throw new RestError('empty_term_name', 'A name is required for this term.', { status: 400 });
     await this.assertNameFree(name, 0);
     const requested = request.get<string>('slug');
@@ -363,10 +364,10 @@ export class MenusController extends RestController {
       });
     }
     const changes: Partial<Term> = {};
-    const name = request.get('name');
-    if (typeof name === 'string' && name.trim() !== '' && name.trim() !== term.name) {
-      await this.assertNameFree(name.trim(), term.id);
-      changes.name = name.trim();
+    const name = typeof request.get('name') === 'string' ? sanitizeNameField(request.get('name')) : '';
+    if (name !== '' && name !== term.name) {
+      await this.assertNameFree(name, term.id);
+      changes.name = name;
     }
     const description = request.get('description');
     if (typeof description === 'string') changes.description = ksesData(description);

@@ -719,7 +719,7 @@ export class PostsController extends RestController {
       if (stickyFirst) {
         keys = await this.#moveStickiesFirst(keys, query, settings.stickyPosts, (q, p) => repo.listKeys(q, p));
       }
-      total = result.total;
+      total = this.#foundPosts(result.total, keys.length, page, offsetParam);
       this.#checkPageNumber(page, perPage, total);
       const extras = await this.loadExtras(keys, request, settings, false);
       items = await this.#cachedItems(cache, keys, request, extras, (missing) => this.#fullRows(missing), renderState);
@@ -730,7 +730,7 @@ export class PostsController extends RestController {
       if (stickyFirst) {
         posts = await this.#moveStickiesFirst(posts, query, settings.stickyPosts, (q, p) => repo.list(q, p));
       }
-      total = result.total;
+      total = this.#foundPosts(result.total, posts.length, page, offsetParam);
       this.#checkPageNumber(page, perPage, total);
       const extras = await this.loadExtras(posts, request, settings);
       items = [];
@@ -752,6 +752,17 @@ export class PostsController extends RestController {
       this.#ctx.server.headerPrefix,
     );
     return response;
+  }
+
+  /**
+   * The total WordPress reports: WP_Query leaves found_posts at 0 when the page has no row, and the REST
+   * controller counts again only for a page past the first without the offset (the recount keeps the
+   * offset), so an offset past the end reports 0 posts and 0 pages, not the number of matches.
+   */
+  #foundPosts(total: number, rows: number, page: number, offsetParam: unknown): number {
+    if (rows > 0) return total;
+    const offsetGiven = offsetParam !== undefined && offsetParam !== null;
+    return offsetGiven || page === 1 ? 0 : total;
   }
 
   #checkPageNumber(page: number, perPage: number, total: number): void {

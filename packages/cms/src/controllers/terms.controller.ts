@@ -3,7 +3,8 @@
  * @wp 6.1
  */
 
-import { ksesData } from '../content/render/kses.ts';
+import { ksesData, sanitizeNameField } from '../content/render/kses.ts';
+import { sanitizeTitle } from '../content/slugs.ts';
 import { getPostStatus } from '../core/post-statuses.ts';
 import { getPostType } from '../core/post-types.ts';
 import { getTaxonomy, type TaxonomyDef } from '../core/taxonomies.ts';
@@ -12,7 +13,6 @@ import { writeTransaction } from '../db/write-transaction.ts';
 import type { CmsContext } from '../module.ts';
 import { RestController, sanitizeTextArg } from '../rest/controller.ts';
 import { authorizationRequiredCode, RestError } from '../rest/errors.ts';
-import { sanitizeTitle } from '../rest/formatting.ts';
 import { setPaginationHeaders } from '../rest/pagination.ts';
 import { toInt } from '../rest/php.ts';
 import type { RestRequest } from '../rest/request.ts';
@@ -310,7 +310,8 @@ export class TermsController extends RestController {
 
   async createItem(request: RestRequest): Promise<RestResponse> {
     const parent = (await this.checkParent(request)) ?? 0;
-    const name = String(request.get('name') ?? '').trim();
+    // sanitize_term() in the 'db' context: the name is stored (and compared, and slugged) escaped.
+    const name = sanitizeNameField(request.get('name') ?? '');
     if (name === '') throw new RestError('empty_term_name', 'A name is required for this term.', { status: 400 });
     // wp_insert_term(): the same name under the same parent already exists.
     const existing = await this.ctx.terms.findByName(
@@ -367,7 +368,7 @@ export class TermsController extends RestController {
     const parent = await this.checkParent(request);
     const changes: Partial<Term> = {};
     const name = request.get('name');
-    if (typeof name === 'string' && name.trim() !== '') changes.name = name.trim();
+    if (typeof name === 'string' && sanitizeNameField(name) !== '') changes.name = sanitizeNameField(name);
     const description = request.get('description');
     if (typeof description === 'string') changes.description = ksesData(description);
     if (parent !== undefined) {

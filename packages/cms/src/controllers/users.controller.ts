@@ -5,15 +5,22 @@
 import { createHash } from 'node:crypto';
 import { hashPassword } from '../auth/passwords.ts';
 import { ROLES } from '../auth/roles.ts';
-import { createUser, deleteUser, isValidUsername, uniqueNicename } from '../auth/users-service.ts';
-import { ksesData } from '../content/render/kses.ts';
+import {
+  createUser,
+  deleteUser,
+  isValidUsername,
+  sanitizeUserEmail,
+  sanitizeUserUrl,
+  uniqueNicename,
+} from '../auth/users-service.ts';
+import { ksesData, sanitizeNameField } from '../content/render/kses.ts';
+import { sanitizeTitle } from '../content/slugs.ts';
 import { POST_TYPES } from '../core/post-types.ts';
 import type { User, UserQuery } from '../db/users-repository.ts';
 import { writeTransaction } from '../db/write-transaction.ts';
 import type { CmsContext } from '../module.ts';
 import { RestController, sanitizeTextArg } from '../rest/controller.ts';
 import { authorizationRequiredCode, RestError } from '../rest/errors.ts';
-import { sanitizeTitle, sanitizeUrl } from '../rest/formatting.ts';
 import { setPaginationHeaders } from '../rest/pagination.ts';
 import { absint, isNumeric, toInt } from '../rest/php.ts';
 import type { RestRequest } from '../rest/request.ts';
@@ -545,7 +552,7 @@ export class UsersController extends RestController {
       ...(str('nickname') !== undefined ? { nickname: str('nickname')! } : {}),
       ...(str('slug') ? { slug: str('slug')! } : {}),
       ...(str('description') !== undefined ? { description: ksesData(str('description')!) } : {}),
-      ...(str('url') !== undefined ? { url: sanitizeUrl(str('url')) } : {}),
+      ...(str('url') !== undefined ? { url: str('url')! } : {}),
       ...(str('locale') !== undefined ? { locale: str('locale')! } : {}),
     });
     request.set('context', 'edit');
@@ -576,7 +583,7 @@ export class UsersController extends RestController {
     const user = await this.getUser(id);
     const email = request.get('email');
     if (typeof email === 'string') {
-      const owner = await this.ctx.users.findByEmail(email);
+      const owner = await this.ctx.users.findByEmail(sanitizeUserEmail(email));
       if (owner && owner.id !== user.id) {
         throw new RestError('rest_user_invalid_email', 'Invalid email address.', { status: 400 });
       }
@@ -600,13 +607,14 @@ export class UsersController extends RestController {
       const v = request.get(param);
       if (v !== undefined && v !== null) changes[key] = map(v);
     };
-    set('email', 'email');
-    set('display_name', 'name');
-    set('first_name', 'first_name');
-    set('last_name', 'last_name');
-    set('nickname', 'nickname');
+    set('email', 'email', (v) => sanitizeUserEmail(String(v)));
+    // The pre_user_* save filters: names are stored escaped ("A & B" as "A &amp; B").
+    set('display_name', 'name', sanitizeNameField);
+    set('first_name', 'first_name', sanitizeNameField);
+    set('last_name', 'last_name', sanitizeNameField);
+    set('nickname', 'nickname', sanitizeNameField);
     set('description', 'description', (v) => ksesData(String(v)));
-    set('url', 'url', (v) => sanitizeUrl(v));
+    set('url', 'url', sanitizeUserUrl);
     set('locale', 'locale');
     if (typeof slug === 'string' && slug !== '') changes.nicename = await uniqueNicename(this.ctx, slug, user.id);
     const password = request.get('password');

@@ -21,6 +21,8 @@ export interface UsersTable {
   /** GMT `YYYY-MM-DD HH:MM:SS`. */
   registered: string;
   display_name: string;
+  /** display_name's sort key (src/db/sort-key.ts), written by the users repository. */
+  display_name_sort: Generated<string>;
   first_name: string;
   last_name: string;
   nickname: string;
@@ -42,6 +44,8 @@ export interface TermsTable {
   id: Generated<number>;
   taxonomy: string;
   name: string;
+  /** name's sort key (src/db/sort-key.ts), written by the terms repository. */
+  name_sort: Generated<string>;
   slug: string;
   description: string;
   parent: number;

@@ -7,6 +7,7 @@ import { arg, runShape } from '@svc/platform';
 import { type Kysely, type Selectable, sql } from 'kysely';
 import { literalLimit, sqlOffset } from './limit.ts';
 import type { CmsDatabase, TermsTable } from './schema.ts';
+import { nameSortKey } from './sort-key.ts';
 
 export type Term = Selectable<TermsTable>;
 
@@ -141,8 +142,8 @@ export class TermsRepository {
         query = query.orderBy('id', 'asc');
         break;
       default:
-        // Without regard to case, as WordPress's database collation compares names (posts by title too).
-        query = query.orderBy(sql`lower(name)`, dir).orderBy('id', 'asc');
+        // Without regard to case or accents, as WordPress's database collation compares names.
+        query = query.orderBy('name_sort', dir).orderBy('id', 'asc');
     }
     if (q.limit !== undefined) query = query.limit(literalLimit(q.limit));
     if (q.offset) query = query.offset(sqlOffset(q.offset)).limit(literalLimit(q.limit ?? 1_000_000_000));
@@ -166,20 +167,25 @@ export class TermsRepository {
   }
 
   async insert(
-    values: Omit<Term, 'id' | 'count'> & { count?: number },
+    values: Omit<Term, 'id' | 'count' | 'name_sort'> & { count?: number },
     db: Kysely<CmsDatabase> = this.db,
   ): Promise<number> {
     const row = await db
       .insertInto('terms')
-      .values({ ...values, count: values.count ?? 0 })
+      .values({ ...values, name_sort: nameSortKey(values.name), count: values.count ?? 0 })
       .returning('id')
       .executeTakeFirstOrThrow();
     return Number(row.id);
   }
 
-  async update(id: number, values: Partial<Omit<Term, 'id'>>, db: Kysely<CmsDatabase> = this.db): Promise<void> {
+  async update(
+    id: number,
+    values: Partial<Omit<Term, 'id' | 'name_sort'>>,
+    db: Kysely<CmsDatabase> = this.db,
+  ): Promise<void> {
     if (Object.keys(values).length === 0) return;
-    await db.updateTable('terms').set(values).where('id', '=', id).execute();
+    const set = values.name === undefined ? values : { ...values, name_sort: nameSortKey(values.name) };
+    await db.updateTable('terms').set(set).where('id', '=', id).execute();
   }
 
   /** Deletes a term; its children move up to its parent (wp_delete_term). */

@@ -2,6 +2,7 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import { literalLimit, sqlOffset } from './limit.ts';
 import type { CmsDatabase, UsersTable } from './schema.ts';
+import { nameSortKey } from './sort-key.ts';
 
 export type UserRow = Selectable<UsersTable>;
 
@@ -139,8 +140,8 @@ export class UsersRepository {
         query = query.orderBy('id', 'asc');
         break;
       default:
-        // Without regard to case, as WordPress's database collation compares names (posts by title too).
-        query = query.orderBy(sql`lower(display_name)`, dir).orderBy('id', dir);
+        // Without regard to case or accents, as WordPress's database collation compares names.
+        query = query.orderBy('display_name_sort', dir).orderBy('id', dir);
     }
     if (q.limit !== undefined) query = query.limit(literalLimit(q.limit));
     if (q.offset) query = query.offset(sqlOffset(q.offset)).limit(literalLimit(q.limit ?? 1_000_000_000));
@@ -166,12 +167,20 @@ export class UsersRepository {
   }
 
   async insert(
-    values: Omit<UserRow, 'id' | 'roles' | 'caps'> & { roles: string[]; caps?: Record<string, boolean> },
+    values: Omit<UserRow, 'id' | 'roles' | 'caps' | 'display_name_sort'> & {
+      roles: string[];
+      caps?: Record<string, boolean>;
+    },
     db: Kysely<CmsDatabase> = this.db,
   ): Promise<number> {
     const row = await db
       .insertInto('users')
-      .values({ ...values, roles: JSON.stringify(values.roles), caps: JSON.stringify(values.caps ?? {}) })
+      .values({
+        ...values,
+        display_name_sort: nameSortKey(values.display_name),
+        roles: JSON.stringify(values.roles),
+        caps: JSON.stringify(values.caps ?? {}),
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
     return Number(row.id);
@@ -179,13 +188,17 @@ export class UsersRepository {
 
   async update(
     id: number,
-    values: Partial<Omit<UserRow, 'id' | 'roles' | 'caps'>> & { roles?: string[]; caps?: Record<string, boolean> },
+    values: Partial<Omit<UserRow, 'id' | 'roles' | 'caps' | 'display_name_sort'>> & {
+      roles?: string[];
+      caps?: Record<string, boolean>;
+    },
     db: Kysely<CmsDatabase> = this.db,
   ): Promise<void> {
     const { roles, caps, ...rest } = values;
     const set: Record<string, unknown> = { ...rest };
     if (roles) set.roles = JSON.stringify(roles);
     if (caps) set.caps = JSON.stringify(caps);
+    if (typeof rest.display_name === 'string') set.display_name_sort = nameSortKey(rest.display_name);
     if (Object.keys(set).length === 0) return;
     await db.updateTable('users').set(set).where('id', '=', id).execute();
   }

@@ -9,7 +9,8 @@ import { phpString } from './php.ts';
 /** wp_strip_all_tags(): removes script/style blocks and every tag. */
 export function stripAllTags(text: string, removeBreaks = false): string {
   let out = text.replace(/<(script|style)[^>]*?>.*?<\/\1>/gis, '');
-  out = out.replace(/<[^>]*>/g, '');
+  // PHP's strip_tags() does not take a `<` followed by white space for the start of a tag.
+  out = out.replace(/<(?!\s)[^>]*>/g, '');
   if (removeBreaks) out = out.replace(/[\r\n\t ]+/g, ' ');
   return out.trim();
 }
@@ -20,7 +21,7 @@ export function sanitizeTextField(value: unknown, keepNewlines = false): string 
   let filtered = phpString(value);
   if (filtered.includes('<')) {
     // wp_pre_kses_less_than: a '<' that does not start a tag is kept as an entity.
-    filtered = filtered.replace(/<[^>]*?((?=<)|>|$)/g, (m) => (m.includes('>') ? m : m.replace('<', '&lt;')));
+    filtered = filtered.replace(/<[^>]*?((?=<)|>|$)/g, (m) => (m.includes('>') ? m : escHtml(m)));
     filtered = stripAllTags(filtered);
     filtered = filtered.replace(/<\n/g, '&lt;\n');
   }
@@ -109,47 +110,6 @@ export function sanitizeUrl(value: unknown): string {
   const more = ['telnet', 'mms', 'rtsp', 'sms', 'svn', 'tel', 'fax', 'xmpp', 'webcal', 'urn'];
   if (scheme !== undefined && !allowed.includes(scheme) && !more.includes(scheme)) return '';
   return url;
-}
-
-/** remove_accents() for the common Latin letters, so titles make readable slugs. */
-export function removeAccents(text: string): string {
-  return text
-    .normalize('NFD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .replace(/ß/g, 'ss')
-    .replace(/æ/g, 'ae')
-    .replace(/Æ/g, 'AE')
-    .replace(/ø/g, 'o')
-    .replace(/Ø/g, 'O')
-    .replace(/đ/g, 'd')
-    .replace(/Đ/g, 'D')
-    .replace(/ł/g, 'l')
-    .replace(/Ł/g, 'L')
-    .replace(/œ/g, 'oe')
-    .replace(/Œ/g, 'OE');
-}
-
-/**
- * sanitize_title() with sanitize_title_with_dashes(): lower-case, accents removed, entities and tags
- * dropped, anything but letters, digits, `_` and `-` turned into dashes; other UTF-8 is percent-encoded.
- */
-export function sanitizeTitle(title: string, fallback = ''): string {
-  let t = stripAllTags(removeAccents(title));
-  // Keep existing percent-encoded octets, encode everything outside ASCII.
-  t = t.replace(/%([a-fA-F0-9][a-fA-F0-9])/g, '---$1---');
-  t = t.replace(/%/g, '');
-  t = t.replace(/---([a-fA-F0-9][a-fA-F0-9])---/g, '%$1');
-  t = t.toLowerCase();
-  t = t.replace(/&nbsp;|&#160;|&ndash;|&#8211;|&mdash;|&#8212;/g, '-');
-  t = t.replace(/\//g, '-');
-  t = t.replace(/&.+?;/g, '');
-  t = t.replace(/\./g, '-');
-  t = [...t].map((ch) => (ch.charCodeAt(0) > 0x7f ? encodeURIComponent(ch).toLowerCase() : ch)).join('');
-  t = t.replace(/[^%a-z0-9 _-]/g, '');
-  t = t.replace(/\s+/g, '-');
-  t = t.replace(/-+/g, '-');
-  t = t.replace(/^-+|-+$/g, '');
-  return t === '' ? fallback : t;
 }
 
 /** esc_html(): the entities WordPress escapes in rendered text. */

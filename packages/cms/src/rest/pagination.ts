@@ -34,8 +34,8 @@ export function setPaginationHeaders(
   }
   response.header(`${headerPrefix}-Total`, input.total);
   response.header(`${headerPrefix}-TotalPages`, maxPages);
-  const query = { ...request.query };
-  delete query.page;
+  // add_query_arg( 'page', N, $base ): `page` keeps its place among the request's parameters, or comes last.
+  const query = request.query;
   if (input.page > 1) {
     let prev = input.page - 1;
     if (prev > maxPages) prev = maxPages;
@@ -44,7 +44,18 @@ export function setPaginationHeaders(
   if (maxPages > input.page) response.linkHeader('next', buildUrl(input.baseUrl, { ...query, page: input.page + 1 }));
 }
 
-/** add_query_arg() for nested PHP-style params (`a[]=1&a[]=2`, `a[b]=c`). */
+/** PHP's urlencode(): only letters, digits and `-_.` stay; a space is `+`. */
+function phpUrlencode(value: string): string {
+  return encodeURIComponent(value)
+    .replace(/[!'()*~]/g, (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`)
+    .replace(/%20/g, '+');
+}
+
+/**
+ * add_query_arg() over urlencode_deep() values, for nested PHP-style params (`a[]=1&a[]=2`, `a[b]=c`): keys
+ * keep their order (a key given again keeps its first place), values are encoded like PHP's urlencode(),
+ * and an empty value loses its `=` (`hide_empty`, not `hide_empty=`).
+ */
 export function buildUrl(base: string, params: Record<string, unknown>): string {
   const parts: string[] = [];
   const add = (key: string, value: unknown) => {
@@ -52,10 +63,10 @@ export function buildUrl(base: string, params: Record<string, unknown>): string 
     if (Array.isArray(value)) {
       for (const [i, v] of value.entries()) add(`${key}[${i}]`, v);
     } else if (typeof value === 'object') for (const [k, v] of Object.entries(value)) add(`${key}[${k}]`, v);
-    else
-      parts.push(
-        `${encodeURIComponent(key)}=${encodeURIComponent(String(value === true ? 1 : value === false ? '' : value))}`,
-      );
+    else {
+      const encoded = phpUrlencode(String(value === true ? 1 : value === false ? '' : value));
+      parts.push(encoded === '' ? encodeURIComponent(key) : `${encodeURIComponent(key)}=${encoded}`);
+    }
   };
   for (const [k, v] of Object.entries(params)) add(k, v);
   if (parts.length === 0) return base;

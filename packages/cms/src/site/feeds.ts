@@ -1,3 +1,4 @@
+import { decodeHtmlEntities } from '../oembed/html.ts';
 import { cdata, escXml, stripTags } from './theme/escape.ts';
 
 /** One feed item. Dates are RFC 2822 strings (`D, d M Y H:i:s +0000`). */
@@ -72,7 +73,7 @@ export function rss2Feed(channel: FeedChannel, items: readonly FeedItem[]): stri
 		<comments>${escXml(item.link)}#respond</comments>
 		<dc:creator>${cdata(item.creator)}</dc:creator>
 		<pubDate>${item.pubDate}</pubDate>
-${item.categories.map((c) => `		<category>${cdata(c)}</category>\n`).join('')}		<guid isPermaLink="false">${escXml(item.guid)}</guid>
+${item.categories.map((c) => `		<category>${cdata(decodeHtmlEntities(c))}</category>\n`).join('')}		<guid isPermaLink="false">${escXml(item.guid)}</guid>
 		<description>${cdata(item.descriptionHtml)}</description>
 ${item.contentHtml !== undefined ? `		<content:encoded>${cdata(item.contentHtml)}</content:encoded>\n` : ''}		<wfw:commentRss>${escXml(item.link.replace(/\/?$/, '/'))}feed/</wfw:commentRss>
 		<slash:comments>${item.commentCount}</slash:comments>

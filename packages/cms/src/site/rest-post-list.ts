@@ -205,7 +205,10 @@ export async function listForRest(options: RestListOptions): Promise<RestListPag
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where(where as never)
     .executeTakeFirstOrThrow();
-  const total = Number(count.n);
+  // WP_Query leaves found_posts at 0 when the page has no row; the REST controller counts again only for a
+  // page past the first without an offset (the recount keeps the offset): an offset past the end reports 0.
+  const offsetGiven = request.get('offset') !== undefined && request.get('offset') !== null;
+  const total = rows.length === 0 && (offsetGiven || page === 1) ? 0 : Number(count.n);
   if (page > Math.ceil(total / perPage) && total > 0) {
     throw new RestError(
       'rest_post_invalid_page_number',

@@ -38,7 +38,20 @@ foreach (['wp_caption', 'caption', 'gallery', 'playlist', 'audio', 'video', 'emb
     add_shortcode($tag, static fn($atts, $content = '') => "[[rendered:$tag]]");
 }
 
+// The save filters default-filters.php puts on term names and users' names (pre_term_name, pre_user_display_name,
+// pre_user_first_name, pre_user_last_name, pre_user_nickname), run on slashed data as sanitize_term()/wp_insert_user() do.
+foreach (['sanitize_text_field' => 10, 'wp_filter_kses' => 10, '_wp_specialchars' => 30] as $filter => $priority) {
+    add_filter('pre_term_name', $filter, $priority);
+}
+function cms_pre_term_name($value) { return wp_unslash(apply_filters('pre_term_name', wp_slash($value))); }
+// pre_user_url and pre_user_email as default-filters.php registers them.
+foreach (['wp_strip_all_tags', 'sanitize_url', 'wp_filter_kses'] as $filter) add_filter('pre_user_url', $filter);
+foreach (['trim', 'sanitize_email', 'wp_filter_kses'] as $filter) add_filter('pre_user_email', $filter);
+function cms_pre_user_url($value) { return wp_unslash(apply_filters('pre_user_url', wp_slash($value))); }
+function cms_pre_user_email($value) { return wp_unslash(apply_filters('pre_user_email', wp_slash($value))); }
+
 $allowed = [
+    'cms_pre_term_name', 'cms_pre_user_url', 'cms_pre_user_email', 'sanitize_text_field', '_wp_specialchars',
     'wptexturize', 'wpautop', 'shortcode_unautop', 'convert_chars', 'convert_smilies', 'wp_trim_words',
     'sanitize_title', 'sanitize_title_with_dashes', 'sanitize_title_for_query', 'remove_accents', 'force_balance_tags', 'strip_shortcodes',
     'normalize_whitespace', 'wp_strip_all_tags', 'wp_kses_post', 'wp_filter_kses', 'wp_kses_data',

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runWordPress, wordpressPhpSkip } from '../../../test/helpers/wordpress-php.ts';
-import { ksesData, ksesPost } from './kses.ts';
+import { sanitizeUserUrl } from '../../auth/users-service.ts';
+import { ksesData, ksesPost, sanitizeNameField } from './kses.ts';
 
 const CASES = [
   '<p>plain <strong>bold</strong> and <em>em</em></p>',
@@ -71,6 +72,36 @@ describe('kses', () => {
     });
     it.each(CASES.map((c, i) => [i, c] as const))('wp_kses_data %i', (i, input) => {
       expect(ksesData(input)).toBe(data[i]);
+    });
+  });
+
+  describe.skipIf(wordpressPhpSkip)('names and URLs get what WordPress stores for them', () => {
+    const NAMES = [
+      ...CASES,
+      'A & B',
+      'A &amp; B',
+      'Tom\'s "x" &apos; &copy; &bogus; &#39; &#x26; a&b;c &AMP;',
+      '  spaced\n\tout  ',
+      'per%41cent 100%',
+      'back\\slash \\"quoted\\"',
+      'Émile & Ünïcode — ok',
+    ];
+    const URLS = ['http://x.test/?a=1&b=2', 'http://x.test/?a=1&amp;b=2', 'https://x.test/<b>p</b>?q="1"&r=\'2\''];
+    let names: unknown[] = [];
+    let urls: unknown[] = [];
+    beforeAll(() => {
+      const out = runWordPress([
+        ...NAMES.map((c) => ({ fn: 'cms_pre_term_name', args: [c] })),
+        ...URLS.map((c) => ({ fn: 'cms_pre_user_url', args: [c] })),
+      ]);
+      names = out.slice(0, NAMES.length);
+      urls = out.slice(NAMES.length);
+    });
+    it.each(NAMES.map((c, i) => [i, c] as const))('pre_term_name / pre_user_display_name %i', (i, input) => {
+      expect(sanitizeNameField(input)).toBe(names[i]);
+    });
+    it.each(URLS.map((c, i) => [i, c] as const))('pre_user_url %i', (i, input) => {
+      expect(sanitizeUserUrl(input)).toBe(urls[i]);
     });
   });
 });

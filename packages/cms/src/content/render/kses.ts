@@ -4,7 +4,7 @@
  * protocols, inline styles keep only safe properties, entities are normalized, comments (and so block
  * delimiters) are kept. Content and excerpts use the post allowlist; titles the small inline one.
  */
-import { escHtml } from '../../rest/formatting.ts';
+import { escHtml, sanitizeTextField } from '../../rest/formatting.ts';
 
 /** Attributes every element of the post allowlist accepts (WordPress's global attributes). */
 const GLOBAL_ATTRIBUTES = [
@@ -488,6 +488,32 @@ export function ksesData(text: string): string {
   return ksesWith(text, DATA_ALLOWED);
 }
 
+/**
+ * _wp_specialchars() as WordPress calls it by default, without double encoding: entities are normalized,
+ * then every `&` that does not start an HTML 4.01 entity, and `<` and `>`, are escaped (with `quotes`, also
+ * `"` and `'`, as esc_html() and esc_attr() do). Text already escaped comes out unchanged.
+ */
+export function specialChars(text: string, quotes = false): string {
+  if (!/[&<>"']/.test(text)) return text;
+  let out = normalizeEntities(text).replace(/&(#[0-9]+;|#[xX][0-9A-Fa-f]+;|[A-Za-z0-9]+;)?/g, (m, entity?: string) =>
+    entity !== undefined && (entity.startsWith('#') || HTML401_ENTITY_NAMES.has(entity.slice(0, -1)))
+      ? m
+      : `&amp;${entity ?? ''}`,
+  );
+  out = out.replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+  return quotes ? out.replaceAll('"', '&quot;').replaceAll("'", '&#039;') : out;
+}
+
+/**
+ * What WordPress stores for a term's name and a user's display name, first and last name and nickname: the
+ * save filters of default-filters.php (`pre_term_name`, `pre_user_display_name`, ...) are
+ * sanitize_text_field(), wp_filter_kses() and _wp_specialchars(), so tags are dropped and `&`, `<`, `>` are
+ * kept as entities ("A & B" becomes "A &amp; B"); a name that is already escaped is not escaped again.
+ */
+export function sanitizeNameField(value: unknown): string {
+  return specialChars(ksesData(sanitizeTextField(value)));
+}
+
 /** The HTML entity names kses keeps (the common named character references). */
 const ENTITY_NAMES = new Set(
   (
@@ -505,3 +531,6 @@ const ENTITY_NAMES = new Set(
     'otimes perp sdot lceil rceil lfloor rfloor lang rang loz spades clubs hearts diams sup1 sup2 sup3 frac14 frac12 frac34 there4'
   ).split(' '),
 );
+
+/** htmlspecialchars() keeps only HTML 4.01's names when it does not double-encode: kses's list without `apos`. */
+const HTML401_ENTITY_NAMES = new Set([...ENTITY_NAMES].filter((name) => name !== 'apos'));

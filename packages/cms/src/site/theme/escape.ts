@@ -1,6 +1,18 @@
 /** Escaping for the theme's HTML: every value that did not come out of the content renderer goes through these. */
-/** Escapes an attribute value (same rules as element text: `& < > " '`). */
-export { escapeHtml as escHtml, escapeHtml as escAttr, escapeUrl as escUrl } from '../../oembed/html.ts';
+import { specialChars } from '../../content/render/kses.ts';
+
+export { escapeUrl as escUrl } from '../../oembed/html.ts';
+
+/**
+ * esc_html(): `& < > " '` escaped, but an entity already there is kept, as WordPress does: names of terms
+ * and users are stored escaped ("A &amp; B") and must not show their entities to visitors.
+ */
+export function escHtml(text: string): string {
+  return specialChars(text, true);
+}
+
+/** esc_attr(): the same rules as element text. */
+export const escAttr = escHtml;
 
 /** Text for XML element content and attributes. */
 export function escXml(text: string): string {

@@ -1,0 +1,51 @@
+/**
+ * Sort keys for names, so lists ordered by a name compare as MySQL's utf8mb4_unicode_ci collation does in
+ * WordPress: without regard to case or accents ("Émile" sorts with "emile", between "Edgar" and "Fabien").
+ *
+ * Why a stored key column (terms.name_sort, users.display_name_sort) rather than a collation: SQLite as
+ * bundled by better-sqlite3 has no ICU, and a collation or function registered from JavaScript would have to
+ * be present on every connection that ever reads or writes (CLI, workers, tests) and would run for every row
+ * at every sorted read; PostgreSQL's accent-blind ICU collations depend on how the server was built. A key
+ * computed once on write is the same on both stores, can be indexed, and costs nothing at read time. The
+ * repositories are the only writers of these columns; migration 0005 fills them for rows written before.
+ */
+const LETTERS: Readonly<Record<string, string>> = {
+  ß: 'ss',
+  ẞ: 'ss',
+  æ: 'ae',
+  Æ: 'ae',
+  œ: 'oe',
+  Œ: 'oe',
+  ø: 'o',
+  Ø: 'o',
+  đ: 'd',
+  Đ: 'd',
+  ð: 'd',
+  Ð: 'd',
+  ł: 'l',
+  Ł: 'l',
+  þ: 'th',
+  Þ: 'th',
+  ı: 'i',
+};
+
+/**
+ * The longest key kept, in code points. Compatibility decomposition can make a key many times longer than its
+ * name (U+FDFA becomes 18 characters), and the key columns (varchar(400), varchar(500)) and PostgreSQL's b-tree
+ * entries (~2,700 bytes) are bounded; names that agree on their first 400 sorted characters then tie, and ties
+ * go by id.
+ */
+export const SORT_KEY_MAX = 400;
+
+/** The key a name sorts by: accents removed (compatibility decomposition), then lower-cased (all of Unicode). */
+export function nameSortKey(name: string): string {
+  // ASCII needs only lower-casing, the common case (names are at most 250 characters).
+  if (!/[\u0080-\u{10ffff}]/u.test(name)) return name.toLowerCase().slice(0, SORT_KEY_MAX);
+  const key = name
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .replace(/[ßẞæÆœŒøØđĐðÐłŁþÞı]/g, (ch) => LETTERS[ch] ?? ch)
+    .toLowerCase();
+  // Cut by code points, never inside a surrogate pair (PostgreSQL refuses a lone surrogate).
+  return key.length <= SORT_KEY_MAX ? key : Array.from(key).slice(0, SORT_KEY_MAX).join('');
+}
