@@ -77,6 +77,12 @@ export async function readBenchDatabase(dir: string, total: number, log: (s: str
     if (!fresh) throw new Error(`${file} holds ${have} trips, not ${total}: delete it and run again`);
     await generate(database, total, log);
   }
+  // Register the trips' drivers, as the ingest path does (stores generated before this had none).
+  const drivers = await sql<{ n: number }>`select count(*) as n from drivers`.execute(db);
+  if (Number(drivers.rows[0]?.n ?? 0) === 0) {
+    await sql`insert into drivers (fleet_id, driver_id, name, created_at_ms)
+      select distinct fleet_id, driver_id, null, 0 from trips where driver_id is not null`.execute(db);
+  }
   const token = (
     await createApiToken(db, {
       environment: 'production',

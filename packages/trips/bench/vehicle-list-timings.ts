@@ -1,10 +1,12 @@
-// CPU per call of the vehicle list (`GET /v1/vehicles`) and the fleet list (`GET /v1/fleets`) on the 1,000,000-trip bench store (run `npm run
+// CPU per call of the vehicle list (`GET /v1/vehicles`), the fleet list and profile (`GET /v1/fleets`) and the
+// driver list (`GET /v1/drivers`) on the 1,000,000-trip bench store (run `npm run
 // bench` once first to create it), against grouping the window's trips directly, the way it was summed
 // before `vehicle_stats`: `npx tsx bench/vehicle-list-timings.ts`. Figures only, nothing asserted. Run
 // it under `flock /tmp/bench.lock` on a shared machine.
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
+import { listDriverSummaries } from '../src/store/driver-list.ts';
 import { fleetProfile, fleetSummaries } from '../src/store/fleet-profile.ts';
 import { listVehicleSummaries } from '../src/store/vehicle-list.ts';
 import { statTerms } from '../src/store/vehicle-stat-terms.ts';
@@ -54,8 +56,13 @@ for (const [label, fleets] of [
     // sums its vehicles (their tiers and the riskiest).
     const fleetList = await cpuMs(() => fleetSummaries(db, fleets, { nowMs, windowDays }), 10);
     const profile = await cpuMs(() => fleetProfile(db, fleets, fleets[0]!, { nowMs, windowDays }), 10);
+    // The driver list sums every driver of the scope from driver_stats, as the vehicle list does vehicles.
+    const driverList = await cpuMs(
+      () => listDriverSummaries(db, fleets, { nowMs, windowDays, sort: 'score', offset: 0, limit: 100 }),
+      10,
+    );
     process.stdout.write(
-      `  ${label.padEnd(28)} ${String(windowDays).padStart(3)} days: list ${list.padStart(6)} ms CPU; grouping the trips: ${direct.padStart(7)} ms CPU; fleet list ${fleetList.padStart(5)} ms CPU; profile of a fleet ${profile.padStart(5)} ms CPU\n`,
+      `  ${label.padEnd(28)} ${String(windowDays).padStart(3)} days: list ${list.padStart(6)} ms CPU; grouping the trips: ${direct.padStart(7)} ms CPU; fleet list ${fleetList.padStart(5)} ms CPU; profile of a fleet ${profile.padStart(5)} ms CPU; driver list ${driverList.padStart(6)} ms CPU\n`,
     );
   }
 }

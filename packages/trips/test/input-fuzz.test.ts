@@ -114,6 +114,7 @@ describe('fuzzed parameters, headers and ids', () => {
         '/v1/vehicles',
         `/v1/drivers/${enc(rnd() < 0.3 ? world.fleets[0]!.drivers[0]! : pick(NASTY))}`,
         '/v1/fleets',
+        '/v1/drivers',
         `/v1/fleets/${enc(rnd() < 0.3 ? world.fleets[0]!.fleetId : pick(NASTY))}`,
         `/v1/${enc(pick(NASTY))}`,
       ]);

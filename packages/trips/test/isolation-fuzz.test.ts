@@ -89,6 +89,7 @@ describe.each(testDialects())('fleet isolation under randomized requests on $lab
           'driver',
           'fleets',
           'fleet',
+          'drivers',
         ] as const);
         const tripId = pick(target.tripIds);
         const plate = pick(target.plates);
@@ -104,6 +105,7 @@ describe.each(testDialects())('fleet isolation under randomized requests on $lab
           vehicles: `/v1/vehicles?limit=10&page=${1 + Math.floor(rnd() * 2)}&sort=${pick(['plate', '-score', 'trips'])}`,
           fleets: `/v1/fleets?window=${pick([7, 90, 365])}&sort=${pick(['name', 'score', '-trips'])}`,
           fleet: `/v1/fleets/${target.fleetId}?window=${pick([7, 90, 365])}`,
+          drivers: `/v1/drivers?limit=100&sort=${pick(['driverId', 'score', '-trips', 'name'])}`,
         }[kind];
         const res = await pick(apps).inject({
           url,
@@ -141,6 +143,11 @@ describe.each(testDialects())('fleet isolation under randomized requests on $lab
           expect(res.statusCode, where).toBe(200);
           for (const v of body.vehicles) expect(reach, where).toContain(v.fleetId);
           const expected = reach.reduce((n, f) => n + fleetsById.get(f)!.plates.length, 0);
+          expect(body.pagination.total, where).toBe(expected);
+        } else if (kind === 'drivers') {
+          expect(res.statusCode, where).toBe(200);
+          for (const d of body.drivers) expect(reach, where).toContain(d.fleetId);
+          const expected = reach.reduce((n, f) => n + fleetsById.get(f)!.drivers.length, 0);
           expect(body.pagination.total, where).toBe(expected);
         } else if (kind === 'fleets') {
           expect(res.statusCode, where).toBe(200);

@@ -71,6 +71,7 @@ describe('OpenAPI document', () => {
         '/v1/trips/{id}/score-breakdown',
         '/v1/vehicles',
         '/v1/vehicles/{plate}',
+        '/v1/drivers',
         '/v1/drivers/{driverId}',
         '/v1/fleets',
         '/v1/fleets/{fleetId}',
@@ -92,6 +93,8 @@ describe('OpenAPI document', () => {
     check('/v1/vehicles', '400', (await get('/v1/vehicles?sort=worst')).json());
     check('/v1/drivers/{driverId}', '200', (await get(`/v1/drivers/${fleet.drivers[0]}`)).json());
     check('/v1/drivers/{driverId}', '404', (await get('/v1/drivers/drv-nobody')).json());
+    check('/v1/drivers', '200', (await get('/v1/drivers?sort=-score&tier=Safe,Good,Fair,Critical')).json());
+    check('/v1/drivers', '400', (await get('/v1/drivers?sort=plate')).json());
     check('/v1/fleets', '200', (await get('/v1/fleets?sort=score')).json());
     check('/v1/fleets', '400', (await get('/v1/fleets?sort=worst')).json());
     check('/v1/fleets/{fleetId}', '200', (await get(`/v1/fleets/${fleet.fleetId}?window=30`)).json());

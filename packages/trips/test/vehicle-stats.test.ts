@@ -8,11 +8,12 @@ import { migrateToLatest } from '@svc/platform';
 import { testDialects } from '@svc/platform/testing';
 import type { Insertable } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDriver } from '../src/store/drivers.ts';
 import { createFleet } from '../src/store/fleets.ts';
 import { TRIPS_MIGRATION_TABLE, tripsMigrations } from '../src/store/migrations.ts';
 import type { TripsDatabase } from '../src/store/open-trips-database.ts';
 import type { TripsSchema } from '../src/store/schema.ts';
-import { fleetWindowSums, THEMES, windowSums } from '../src/store/vehicle-window.ts';
+import { driverWindowSums, fleetWindowSums, THEMES, windowSums } from '../src/store/vehicle-window.ts';
 import { createVehicle } from '../src/store/vehicles.ts';
 import { prng } from './fixtures/prng.ts';
 
@@ -21,18 +22,21 @@ const before0008 = Object.fromEntries(Object.entries(tripsMigrations).filter(([n
 
 type TripRow = Insertable<TripsSchema['trips']>;
 
-/** The window's sums of `rows`, one trip at a time per plate (or per fleet), as windowSums (fleetWindowSums) promises them. */
+/** The window's sums of `rows`, one trip at a time per plate, fleet or driver, as windowSums, fleetWindowSums and driverWindowSums promise them. */
 function bruteForce(
   rows: TripRow[],
   fleets: string[],
   fromMs: number,
   toMs: number,
-  by: 'plate' | 'fleet_id' = 'plate',
+  by: 'plate' | 'fleet_id' | 'driver' = 'plate',
 ) {
+  const keyOf = (r: TripRow) => (by === 'driver' ? (r.driver_id ? `${r.fleet_id}/${r.driver_id}` : null) : r[by]);
   const out = new Map<string, Record<string, number>>();
   for (const r of rows) {
     if (!fleets.includes(r.fleet_id) || r.start_ms < fromMs || r.start_ms >= toMs) continue;
-    const s = out.get(r[by]) ?? { n: 0, distance: 0, duration: 0, weighted: 0, plain: 0, last: -1 };
+    const key = keyOf(r);
+    if (key === null) continue;
+    const s = out.get(key) ?? { n: 0, distance: 0, duration: 0, weighted: 0, plain: 0, last: -1 };
     s.n! += 1;
     s.distance! += r.distance_km;
     s.duration! += r.duration_min;
@@ -46,7 +50,7 @@ function bruteForce(
       s[`${t}_s`] = (s[`${t}_s`] ?? 0) + (v ?? 0);
       s[`${t}_n`] = (s[`${t}_n`] ?? 0) + (v === null ? 0 : 1);
     }
-    out.set(r[by], s);
+    out.set(key, s);
   }
   return out;
 }
@@ -72,7 +76,8 @@ describe.each(testDialects())('vehicle stats on $label', (dialect) => {
         fleet_id: v.fleetId,
         vehicle_id: v.vehicleId,
         plate: v.plate,
-        driver_id: null,
+        // A quarter of the trips have no identified driver.
+        driver_id: rnd() < 0.25 ? null : `drv-${1 + Math.floor(rnd() * 3)}`,
         start_ms: startMs,
         end_ms: startMs + 600_000,
         start_day: Math.floor(startMs / DAY_MS),
@@ -150,6 +155,18 @@ describe.each(testDialects())('vehicle stats on $label', (dialect) => {
             // The same window per fleet, from fleet_stats (migration 0009).
             const fleetsGot = await fleetWindowSums(database.db, fleets, fromMs, toMs);
             expectSums(fleetsGot, bruteForce(all, fleets, fromMs, toMs, 'fleet_id'), `${where} by fleet`);
+            // And per driver, from driver_stats (migration 0010), all drivers and one.
+            const driversGot = await driverWindowSums(database.db, fleets, fromMs, toMs);
+            expectSums(driversGot, bruteForce(all, fleets, fromMs, toMs, 'driver'), `${where} by driver`);
+            const one = await driverWindowSums(database.db, fleets, fromMs, toMs, 'drv-2');
+            const oneWant = bruteForce(
+              all.filter((r) => r.driver_id === 'drv-2'),
+              fleets,
+              fromMs,
+              toMs,
+              'driver',
+            );
+            expectSums(one, oneWant, `${where} driver drv-2`);
           }
         }
       }
@@ -163,6 +180,7 @@ describe.each(testDialects())('vehicle stats on $label', (dialect) => {
           const vehicle = await createVehicle(database.db, { fleetId, plate: `${fleetId.slice(-1)}-VS-${v}` });
           plates.push({ plate: vehicle.plate, vehicleId: vehicle.vehicleId, fleetId });
         }
+        for (let d = 1; d <= 3; d++) await createDriver(database.db, { fleetId, driverId: `drv-${d}` });
       }
       await insert(400);
     });
@@ -174,6 +192,7 @@ describe.each(testDialects())('vehicle stats on $label', (dialect) => {
       expect(await migrateToLatest(database.db, tripsMigrations, TRIPS_MIGRATION_TABLE)).toEqual([
         '0008_vehicle_stats',
         '0009_fleet_stats',
+        '0010_driver_stats',
       ]);
       const stats = await database.db.selectFrom('vehicle_stats').selectAll().execute();
       for (const span of [1, 7]) {
@@ -206,6 +225,7 @@ describe.each(testDialects())('vehicle stats on $label', (dialect) => {
           distance_km: moved.distance_km,
           theme_braking: moved.theme_braking,
           theme_exposure: null,
+          driver_id: moved.driver_id,
           start_ms: moved.start_ms,
           start_day: moved.start_day,
         };
@@ -222,6 +242,8 @@ describe.each(testDialects())('vehicle stats on $label', (dialect) => {
       expect((await fleetWindowSums(database.db, [], baseMs, baseMs + 30 * DAY_MS)).size).toBe(0);
       expect((await fleetWindowSums(database.db, ['fleet_vs_a'], baseMs, baseMs)).size).toBe(0);
       expect((await fleetWindowSums(database.db, ['fleet_nowhere'], baseMs, baseMs + 30 * DAY_MS)).size).toBe(0);
+      expect((await driverWindowSums(database.db, [], baseMs, baseMs + 30 * DAY_MS)).size).toBe(0);
+      expect((await driverWindowSums(database.db, ['fleet_vs_a'], baseMs, baseMs)).size).toBe(0);
     });
   });
 });

@@ -1,17 +1,39 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { DRIVER_ID_PATTERN } from '../ids.ts';
+import { listDriverSummaries } from '../store/driver-list.ts';
 import { driverProfile, fleetsWithDriver } from '../store/driver-profile.ts';
 import type { TripsDatabase } from '../store/open-trips-database.ts';
 import { badRequest, notFound } from './api-error.ts';
-import { parseVehicleQuery } from './query-params.ts';
+import { parseDriverListQuery, parseVehicleQuery } from './query-params.ts';
 
 interface Deps {
   database: TripsDatabase;
   clock: () => number;
 }
 
-/** `GET /v1/drivers/{driverId}`: a driver's risk profile and the vehicles they drove, under `driver`. */
+/**
+ * `GET /v1/drivers`: the drivers in scope with their window's scores, under `drivers`, paged like the other
+ * lists; `GET /v1/drivers/{driverId}`: a driver's risk profile and the vehicles they drove, under `driver`.
+ */
 export function registerDriverRoutes(app: FastifyInstance, { database, clock }: Deps): void {
+  app.get('/drivers', async (req, reply) => {
+    const scope = req.scope;
+    if (!scope) throw new Error('request reached a handler without a scope');
+    const query = parseDriverListQuery(req.query as Record<string, unknown>);
+    const { drivers, total, window } = await listDriverSummaries(database.db, scope.fleets, {
+      nowMs: clock(),
+      windowDays: query.windowDays,
+      sort: query.sort,
+      tiers: query.tiers,
+      offset: (query.page - 1) * query.limit,
+      limit: query.limit,
+    });
+    const pagination = { page: query.page, limit: query.limit, totalPages: Math.ceil(total / query.limit), total };
+    return reply
+      .type('application/json; charset=utf-8')
+      .send(JSON.stringify({ ok: true, drivers, window, pagination }));
+  });
+
   app.get('/drivers/:driverId', async (req: FastifyRequest<{ Params: { driverId: string } }>, reply) => {
     const scope = req.scope;
     if (!scope) throw new Error('request reached a handler without a scope');

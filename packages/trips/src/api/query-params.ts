@@ -1,5 +1,6 @@
 import { canonicalPlate, DRIVER_ID_PATTERN, PLATE_PATTERN } from '../ids.ts';
 import { TIERS } from '../scoring/tiers.ts';
+import { DRIVER_SORTS, type DriverSort } from '../store/driver-list.ts';
 import { FLEET_SORTS, type FleetSort } from '../store/fleet-profile.ts';
 import type { TripListFilter } from '../store/trip-list.ts';
 import { VEHICLE_SORTS, type VehicleSort } from '../store/vehicle-list.ts';
@@ -185,6 +186,34 @@ export function parseVehicleListQuery(query: Query): VehicleListQuery {
     sort: sort as VehicleSort,
     tiers: tierList(query),
     machineTypes,
+  };
+}
+
+export interface DriverListQuery {
+  page: number;
+  limit: number;
+  windowDays: number;
+  sort: DriverSort;
+  tiers: string[] | undefined;
+}
+
+export const DRIVER_LIST_PARAMETERS = ['page', 'limit', 'window', 'sort', 'tier'] as const;
+
+/** Parses and checks the query of `GET /v1/drivers`; throws a 400 naming the parameter. */
+export function parseDriverListQuery(query: Query): DriverListQuery {
+  checkNames(query, DRIVER_LIST_PARAMETERS);
+  const sort = single(query, 'sort') ?? 'driverId';
+  if (!(DRIVER_SORTS as readonly string[]).includes(sort)) {
+    throw badRequest(
+      `sort must be one of ${DRIVER_SORTS.join(', ')} (a leading "-" sorts descending; got ${show(sort)})`,
+    );
+  }
+  return {
+    page: integer(query, 'page', 1, PAGE_MAX, PAGE_DEFAULT),
+    limit: integer(query, 'limit', LIMIT_MIN, LIMIT_MAX, LIMIT_DEFAULT),
+    windowDays: integer(query, 'window', WINDOW_DAYS_MIN, WINDOW_DAYS_MAX, WINDOW_DAYS_DEFAULT),
+    sort: sort as DriverSort,
+    tiers: tierList(query),
   };
 }
 

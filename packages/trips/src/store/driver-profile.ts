@@ -3,15 +3,15 @@ import type { TripsSchema } from './schema.ts';
 import { themeLabels } from './trip-reads.ts';
 import type { VehicleProfile } from './vehicle-profile.ts';
 import {
+  driverKey,
+  driverWindowSums,
   iso,
   num,
   rosterEntry,
   round2,
   summarizeWindow,
-  TRIP_SUMS,
   type Trend,
   trendOf,
-  type WindowAggregateRow,
   type WindowSummary,
 } from './vehicle-window.ts';
 
@@ -54,9 +54,9 @@ export async function fleetsWithDriver(
 /**
  * The risk profile of driver `driverId` of fleet `fleetId` over the rolling window `[now - days, now)`,
  * summed as a vehicle's is (distance-weighted scores, themes, weakest theme, tier, trend against the
- * window before), with lifetime totals and the vehicles the driver drove in the window. A driver's trips
- * are few enough to be summed one by one (index on fleet, driver and start time); null when the fleet
- * has no such driver. The caller has checked that the fleet is in scope.
+ * window before, from driver_stats as the driver list sums them), with lifetime totals and the vehicles
+ * the driver drove in the window (their few trips summed one by one: index on fleet, driver and start
+ * time); null when the fleet has no such driver. The caller has checked that the fleet is in scope.
  */
 export async function driverProfile(
   db: Kysely<TripsSchema>,
@@ -75,11 +75,9 @@ export async function driverProfile(
   const from = to - options.windowDays * DAY_MS;
   const prevFrom = from - options.windowDays * DAY_MS;
   const ofDriver = sql`r.fleet_id = ${fleetId} and r.driver_id = ${driverId}`;
+  // Summed as the driver list sums it (driver_stats), so the two always agree.
   const sums = async (lo: number, hi: number) =>
-    (
-      await sql<WindowAggregateRow>`select ${sql.raw(TRIP_SUMS)}, max(r.start_ms) as last from trips r
-        where ${ofDriver} and r.start_ms >= ${lo} and r.start_ms < ${hi}`.execute(db)
-    ).rows[0];
+    (await driverWindowSums(db, [fleetId], lo, hi, driverId)).get(driverKey(fleetId, driverId));
 
   const [current, previous, lifetime, vehicles, labels] = await Promise.all([
     sums(from, to),
@@ -95,8 +93,7 @@ export async function driverProfile(
     themeLabels(db),
   ]);
 
-  // A window without trips sums to one row of nulls and a zero count.
-  const summary = summarizeWindow(Number(current?.n ?? 0) > 0 ? current : undefined, labels);
+  const summary = summarizeWindow(current, labels);
   const life = lifetime.rows[0];
   return {
     driverId: driver.driver_id,

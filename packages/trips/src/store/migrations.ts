@@ -408,164 +408,139 @@ const apiTokenVersions: Migration = {
 const weekOf = (day: string) => `(${day} - (((${day} + 3) % 7 + 7) % 7))`;
 
 /**
+ * Creates a table of sums of scored trips by UTC day (span 1) and week (span 7, Monday to Sunday) per
+ * `keys` (columns of `trips`), with the value columns of statTerms, and the triggers that keep it in the
+ * writing transaction of `trips` (insert, delete, and update for writers other than the service, which
+ * only inserts and deletes). `when` limits it to some trips (a condition on the trip row `{r}`). The
+ * caller fills it with the trips already stored.
+ */
+async function createStatsTable(
+  db: AnyDb,
+  table: string,
+  keys: readonly string[],
+  when?: (r: string) => string,
+): Promise<void> {
+  const pg = dialectOf(db) === 'postgres';
+  let create = db.schema.createTable(table);
+  for (const key of keys) create = create.addColumn(key, 'text', (c) => c.notNull());
+  create = create.addColumn('span', 'integer', (c) => c.notNull()).addColumn('bucket', 'integer', (c) => c.notNull());
+  for (const [column] of statTerms('r', '1')) {
+    create = create.addColumn(column, column.endsWith('count') ? 'bigint' : sql.raw('double precision'), (c) =>
+      c.notNull(),
+    );
+  }
+  // Column names are only known at run time here; the builder's typed column list cannot check them.
+  create = create.addPrimaryKeyConstraint(`${table}_pk`, [...keys, 'span', 'bucket'] as never[]);
+  // Clustered on the key in SQLite: one key's rows of a window are one range of one b-tree.
+  await (pg ? create : create.modifyEnd(sql`without rowid`)).execute();
+
+  const columns = statTerms('r', '1').map(([column]) => column);
+  const list = columns.join(', ');
+  const keyList = keys.join(', ');
+  // Adds (sign 1) or takes out (sign -1) trip row `r` in its day and week rows, where `when` holds for it.
+  // The WHERE clause also keeps SQLite from reading "on conflict" as part of the select (its parsing rule).
+  const apply = (r: string, sign: string) =>
+    [
+      [1, `${r}.start_day`],
+      [7, weekOf(`${r}.start_day`)],
+    ]
+      .map(([span, bucket]) => {
+        const terms = statTerms(r, sign);
+        return `insert into ${table} (${keyList}, span, bucket, ${list})
+          select ${keys.map((k) => `${r}.${k}`).join(', ')}, ${span}, ${bucket}, ${terms.map(([, t]) => t).join(', ')}
+          where ${when ? when(r) : 'true'}
+          on conflict (${keyList}, span, bucket) do update set
+          ${columns.map((c) => `${c} = ${table}.${c} + excluded.${c}`).join(', ')};`;
+      })
+      .join('\n');
+  if (pg) {
+    await sql
+      .raw(`create function ${table}_apply() returns trigger language plpgsql as $$
+        begin
+          if tg_op in ('UPDATE', 'DELETE') then
+            ${apply('old', '-1')}
+          end if;
+          if tg_op in ('INSERT', 'UPDATE') then
+            ${apply('new', '1')}
+          end if;
+          return null;
+        end $$`)
+      .execute(db);
+    await sql
+      .raw(`create trigger ${table}_apply after insert or update or delete on trips
+        for each row execute function ${table}_apply()`)
+      .execute(db);
+  } else {
+    // An update takes the old row out and adds the new one.
+    await sql.raw(`create trigger ${table}_insert after insert on trips begin ${apply('new', '1')} end`).execute(db);
+    await sql
+      .raw(`create trigger ${table}_update after update on trips begin ${apply('old', '-1')} ${apply('new', '1')} end`)
+      .execute(db);
+    await sql.raw(`create trigger ${table}_delete after delete on trips begin ${apply('old', '-1')} end`).execute(db);
+  }
+}
+
+/** Fills stats table `table` (keys `keys`) with the sums of the trips already stored (`where` on trips `r`). */
+async function fillStatsFromTrips(db: AnyDb, table: string, keys: readonly string[], where = 'true'): Promise<void> {
+  const list = statTerms('r', '1')
+    .map(([column]) => column)
+    .join(', ');
+  const sums = statTerms('r', '1')
+    .map(([, term]) => `sum(${term})`)
+    .join(', ');
+  const keyList = keys.map((k) => `r.${k}`).join(', ');
+  for (const [span, bucket] of [
+    [1, 'r.start_day'],
+    [7, weekOf('r.start_day')],
+  ] as const) {
+    await sql
+      .raw(`insert into ${table} (${keys.join(', ')}, span, bucket, ${list})
+        select ${keyList}, ${span}, ${bucket}, ${sums} from trips r where ${where}
+        group by ${keyList}, ${bucket}`)
+      .execute(db);
+  }
+}
+
+/**
  * Per-vehicle sums of scored trips by UTC day and by week, `vehicle_stats`, kept by triggers on `trips`
- * (insert, delete, and update for writers other than the service, which only inserts and deletes) in
- * the writing transaction. The vehicle list sums a window from whole weeks, the days around them and the
+ * in the writing transaction. The vehicle list sums a window from whole weeks, the days around them and the
  * trips of the two partial days at its ends (vehicle-window.ts), so its cost follows the number of
  * vehicles, not of trips: on the 1,000,000-trip bench store, every vehicle of four fleets over 90 days
  * went from ~300 ms (grouping 123,000 trips) to a few ms. Existing trips are summed into it here.
  */
 const vehicleStats: Migration = {
   async up(db: AnyDb) {
-    const pg = dialectOf(db) === 'postgres';
-    const float = 'double precision';
-    let table = db.schema
-      .createTable('vehicle_stats')
-      .addColumn('fleet_id', 'text', (c) => c.notNull())
-      .addColumn('plate', 'text', (c) => c.notNull())
-      .addColumn('span', 'integer', (c) => c.notNull())
-      .addColumn('bucket', 'integer', (c) => c.notNull());
-    for (const [column] of statTerms('r', '1')) {
-      table = table.addColumn(column, column.endsWith('count') ? 'bigint' : sql.raw(float), (c) => c.notNull());
-    }
-    table = table.addPrimaryKeyConstraint('vehicle_stats_pk', ['fleet_id', 'plate', 'span', 'bucket']);
-    // Clustered on the key in SQLite: a vehicle's rows of a window are one range of one b-tree.
-    await (pg ? table : table.modifyEnd(sql`without rowid`)).execute();
-
-    const columns = statTerms('r', '1').map(([column]) => column);
-    const list = columns.join(', ');
-    for (const [span, bucket] of [
-      [1, 'r.start_day'],
-      [7, weekOf('r.start_day')],
-    ] as const) {
-      const sums = statTerms('r', '1')
-        .map(([, term]) => `sum(${term})`)
-        .join(', ');
-      await sql
-        .raw(`insert into vehicle_stats (fleet_id, plate, span, bucket, ${list})
-          select r.fleet_id, r.plate, ${span}, ${bucket}, ${sums} from trips r
-          group by r.fleet_id, r.plate, ${bucket}`)
-        .execute(db);
-    }
-
-    // Adds (sign 1) or takes out (sign -1) trip row `r` in its day and week rows.
-    const apply = (r: string, sign: string) =>
-      [
-        [1, `${r}.start_day`],
-        [7, weekOf(`${r}.start_day`)],
-      ]
-        .map(([span, bucket]) => {
-          const terms = statTerms(r, sign);
-          return `insert into vehicle_stats (fleet_id, plate, span, bucket, ${list})
-            values (${r}.fleet_id, ${r}.plate, ${span}, ${bucket}, ${terms.map(([, t]) => t).join(', ')})
-            on conflict (fleet_id, plate, span, bucket) do update set
-            ${columns.map((c) => `${c} = vehicle_stats.${c} + excluded.${c}`).join(', ')};`;
-        })
-        .join('\n');
-    if (pg) {
-      await sql
-        .raw(`create function vehicle_stats_apply() returns trigger language plpgsql as $$
-          begin
-            if tg_op in ('UPDATE', 'DELETE') then
-              ${apply('old', '-1')}
-            end if;
-            if tg_op in ('INSERT', 'UPDATE') then
-              ${apply('new', '1')}
-            end if;
-            return null;
-          end $$`)
-        .execute(db);
-      await sql`create trigger vehicle_stats_apply after insert or update or delete on trips
-        for each row execute function vehicle_stats_apply()`.execute(db);
-    } else {
-      await sql
-        .raw(`create trigger vehicle_stats_insert after insert on trips begin ${apply('new', '1')} end`)
-        .execute(db);
-      await sql
-        .raw(
-          `create trigger vehicle_stats_update after update on trips begin ${apply('old', '-1')} ${apply('new', '1')} end`,
-        )
-        .execute(db);
-      await sql
-        .raw(`create trigger vehicle_stats_delete after delete on trips begin ${apply('old', '-1')} end`)
-        .execute(db);
-    }
+    await createStatsTable(db, 'vehicle_stats', ['fleet_id', 'plate']);
+    await fillStatsFromTrips(db, 'vehicle_stats', ['fleet_id', 'plate']);
   },
 };
 
 /**
  * Per-fleet sums of scored trips by UTC day and by week, `fleet_stats`, the same columns as
- * `vehicle_stats` and kept the same way (triggers on `trips`, in the writing transaction). A fleet's
- * window then adds up a few rows instead of every vehicle's: the fleet list over four fleets of 1,000
- * vehicles went from ~200 ms to a few ms. Filled here from `vehicle_stats`, which already holds every
- * stored trip.
+ * `vehicle_stats` and kept the same way. A fleet's window then adds up a few rows instead of every
+ * vehicle's: the fleet list over four fleets of 1,000 vehicles went from ~200 ms to a few ms. Filled
+ * here from `vehicle_stats`, which already holds every stored trip.
  */
 const fleetStats: Migration = {
   async up(db: AnyDb) {
-    const pg = dialectOf(db) === 'postgres';
-    let table = db.schema
-      .createTable('fleet_stats')
-      .addColumn('fleet_id', 'text', (c) => c.notNull())
-      .addColumn('span', 'integer', (c) => c.notNull())
-      .addColumn('bucket', 'integer', (c) => c.notNull());
-    for (const [column] of statTerms('r', '1')) {
-      table = table.addColumn(column, column.endsWith('count') ? 'bigint' : sql.raw('double precision'), (c) =>
-        c.notNull(),
-      );
-    }
-    table = table.addPrimaryKeyConstraint('fleet_stats_pk', ['fleet_id', 'span', 'bucket']);
-    await (pg ? table : table.modifyEnd(sql`without rowid`)).execute();
-
+    await createStatsTable(db, 'fleet_stats', ['fleet_id']);
     const columns = statTerms('r', '1').map(([column]) => column);
-    const list = columns.join(', ');
     await sql
-      .raw(`insert into fleet_stats (fleet_id, span, bucket, ${list})
+      .raw(`insert into fleet_stats (fleet_id, span, bucket, ${columns.join(', ')})
         select fleet_id, span, bucket, ${columns.map((c) => `sum(${c})`).join(', ')} from vehicle_stats
         group by fleet_id, span, bucket`)
       .execute(db);
+  },
+};
 
-    // Adds (sign 1) or takes out (sign -1) trip row `r` in its fleet's day and week rows.
-    const apply = (r: string, sign: string) =>
-      [
-        [1, `${r}.start_day`],
-        [7, weekOf(`${r}.start_day`)],
-      ]
-        .map(([span, bucket]) => {
-          const terms = statTerms(r, sign);
-          return `insert into fleet_stats (fleet_id, span, bucket, ${list})
-            values (${r}.fleet_id, ${span}, ${bucket}, ${terms.map(([, t]) => t).join(', ')})
-            on conflict (fleet_id, span, bucket) do update set
-            ${columns.map((c) => `${c} = fleet_stats.${c} + excluded.${c}`).join(', ')};`;
-        })
-        .join('\n');
-    if (pg) {
-      await sql
-        .raw(`create function fleet_stats_apply() returns trigger language plpgsql as $$
-          begin
-            if tg_op in ('UPDATE', 'DELETE') then
-              ${apply('old', '-1')}
-            end if;
-            if tg_op in ('INSERT', 'UPDATE') then
-              ${apply('new', '1')}
-            end if;
-            return null;
-          end $$`)
-        .execute(db);
-      await sql`create trigger fleet_stats_apply after insert or update or delete on trips
-        for each row execute function fleet_stats_apply()`.execute(db);
-    } else {
-      await sql
-        .raw(`create trigger fleet_stats_insert after insert on trips begin ${apply('new', '1')} end`)
-        .execute(db);
-      await sql
-        .raw(
-          `create trigger fleet_stats_update after update on trips begin ${apply('old', '-1')} ${apply('new', '1')} end`,
-        )
-        .execute(db);
-      await sql
-        .raw(`create trigger fleet_stats_delete after delete on trips begin ${apply('old', '-1')} end`)
-        .execute(db);
-    }
+/**
+ * Per-driver sums of scored trips by UTC day and by week, `driver_stats` (trips with a driver only), kept
+ * the same way, so the driver list costs a few rows per driver rather than every trip of the window.
+ */
+const driverStats: Migration = {
+  async up(db: AnyDb) {
+    await createStatsTable(db, 'driver_stats', ['fleet_id', 'driver_id'], (r) => `${r}.driver_id is not null`);
+    await fillStatsFromTrips(db, 'driver_stats', ['fleet_id', 'driver_id'], 'r.driver_id is not null');
   },
 };
 
@@ -580,4 +555,5 @@ export const tripsMigrations: Record<string, Migration> = {
   '0007_api_tokens_version': apiTokenVersions,
   '0008_vehicle_stats': vehicleStats,
   '0009_fleet_stats': fleetStats,
+  '0010_driver_stats': driverStats,
 };

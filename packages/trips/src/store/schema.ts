@@ -18,6 +18,7 @@ export interface TripsSchema {
   trip_day_totals: TripDayTotalsTable;
   vehicle_stats: VehicleStatsTable;
   fleet_stats: FleetStatsTable;
+  driver_stats: DriverStatsTable;
   trip_summaries: TripSummariesTable;
   trip_breakdowns: TripBreakdownsTable;
   score_catalogues: ScoreCataloguesTable;
@@ -276,3 +277,6 @@ export interface RescoreRunsTable {
 
 /** Per-fleet sums by day and week (migration 0009): the value columns of `vehicle_stats`, without the plate. */
 export type FleetStatsTable = Omit<VehicleStatsTable, 'plate'>;
+
+/** Per-driver sums by day and week (migration 0010), trips with a driver only. */
+export type DriverStatsTable = FleetStatsTable & { driver_id: string };

@@ -194,6 +194,53 @@ export async function fleetWindowSums(
   return addParts(sums, lasts.rows);
 }
 
+/** The key driverWindowSums gives a driver: driver ids are unique per fleet only (fleet ids hold no "/"). */
+export const driverKey = (fleetId: string, driverId: string) => `${fleetId}/${driverId}`;
+
+/**
+ * What the trips of each driver of `fleets` (of one driver with `driverId`) that started in
+ * `[fromMs, toMs)` add up to, keyed by driverKey, with the driver's last start in the window: windowSums
+ * for drivers, from `driver_stats` (migration 0010), so a driver's window costs a few rows, not their trips.
+ */
+export async function driverWindowSums(
+  db: Kysely<TripsSchema>,
+  fleets: readonly string[],
+  fromMs: number,
+  toMs: number,
+  driverId?: string,
+): Promise<Map<string, WindowAggregateRow>> {
+  if (fleets.length === 0 || fromMs >= toMs) return new Map();
+  const split = splitWindow(fromMs, toMs);
+  const inFleets = sql.join(fleets.map((f) => sql`${f}`));
+  const one = (table: string) =>
+    driverId === undefined ? sql`` : sql` and ${sql.ref(`${table}.driver_id`)} = ${driverId}`;
+  const parts = [
+    ...split.stats.map(([span, lo, hi]) =>
+      // Drivers as the outer loop, as windowSums walks vehicles.
+      sql<Keyed>`select d.fleet_id || '/' || d.driver_id as key, ${sql.raw(STAT_SUMS)}
+          from drivers d cross join driver_stats s
+          where d.fleet_id in (${inFleets})${one('d')} and s.fleet_id = d.fleet_id and s.driver_id = d.driver_id
+            and s.span = ${span} and s.bucket >= ${lo} and s.bucket < ${hi}
+          group by d.fleet_id, d.driver_id`.execute(db),
+    ),
+    ...split.trips.map(([lo, hi]) =>
+      sql<Keyed>`select r.fleet_id || '/' || r.driver_id as key, ${sql.raw(TRIP_SUMS)} from trips r
+          where r.fleet_id in (${inFleets}) and r.start_ms >= ${lo} and r.start_ms < ${hi}
+            and r.driver_id is not null${one('r')}
+          group by r.fleet_id, r.driver_id`.execute(db),
+    ),
+  ];
+  const [lasts, ...sums] = await Promise.all([
+    // One index seek per driver (trips by fleet, driver and start).
+    sql<{ key: string; last: unknown }>`select d.fleet_id || '/' || d.driver_id as key, (select max(r.start_ms)
+        from trips r where r.fleet_id = d.fleet_id and r.driver_id = d.driver_id
+          and r.start_ms >= ${fromMs} and r.start_ms < ${toMs}) as last
+      from drivers d where d.fleet_id in (${inFleets})${one('d')}`.execute(db),
+    ...parts,
+  ]);
+  return addParts(sums, lasts.rows);
+}
+
 /** A window's sums (windowSums): the named ones, plus `<theme>_w|_d|_s|_n` per theme. */
 export interface WindowAggregateRow {
   n: number | string | null;

@@ -1,0 +1,97 @@
+import type { Kysely } from 'kysely';
+import type { TripsSchema } from './schema.ts';
+import { themeLabels } from './trip-reads.ts';
+import { driverKey, driverWindowSums, iso, summarizeWindow, type WindowSummary } from './vehicle-window.ts';
+
+const DAY_MS = 86_400_000;
+
+/** How `GET /v1/drivers` can be ordered: a field ascending, or descending with a leading `-`. */
+export const DRIVER_SORTS = [
+  'driverId',
+  '-driverId',
+  'name',
+  '-name',
+  'score',
+  '-score',
+  'distanceKm',
+  '-distanceKm',
+  'trips',
+  '-trips',
+  'lastTripDate',
+  '-lastTripDate',
+] as const;
+export type DriverSort = (typeof DRIVER_SORTS)[number];
+
+/** One driver of the list: who they are and what their trips in the window add up to. */
+export interface DriverSummary extends WindowSummary {
+  driverId: string;
+  fleetId: string;
+  name: string | null;
+}
+
+export interface DriverListOptions {
+  nowMs: number;
+  windowDays: number;
+  sort: DriverSort;
+  /** Only drivers whose window score falls in one of these tiers (drivers without a score never do). */
+  tiers?: readonly string[] | undefined;
+  offset: number;
+  limit: number;
+}
+
+type SortKey = (d: DriverSummary) => number | string | null;
+const SORT_KEYS: Record<string, SortKey> = {
+  driverId: (d) => d.driverId,
+  name: (d) => (d.name === null ? null : d.name.toLowerCase()),
+  score: (d) => d.score,
+  distanceKm: (d) => d.distanceKm,
+  trips: (d) => d.trips,
+  lastTripDate: (d) => d.lastTripDate,
+};
+
+/**
+ * The drivers of `fleets` with their trips of the rolling window `[now - days, now)` summed as the driver
+ * profile sums them (driverWindowSums: a few rows of driver_stats per driver), filtered, ordered (nulls
+ * last whatever the direction, then by fleet and driver id, a total order) and paged in memory, as the
+ * vehicle list is.
+ */
+export async function listDriverSummaries(
+  db: Kysely<TripsSchema>,
+  fleets: readonly string[],
+  options: DriverListOptions,
+): Promise<{ drivers: DriverSummary[]; total: number; window: { days: number; from: string; to: string } }> {
+  const to = options.nowMs;
+  const from = to - options.windowDays * DAY_MS;
+  const window = { days: options.windowDays, from: iso(from), to: iso(to) };
+  if (fleets.length === 0) return { drivers: [], total: 0, window };
+  const [drivers, sums, labels] = await Promise.all([
+    db.selectFrom('drivers').select(['fleet_id', 'driver_id', 'name']).where('fleet_id', 'in', fleets).execute(),
+    driverWindowSums(db, fleets, from, to),
+    themeLabels(db),
+  ]);
+  let summaries: DriverSummary[] = drivers.map((d) => ({
+    driverId: d.driver_id,
+    fleetId: d.fleet_id,
+    name: d.name,
+    ...summarizeWindow(sums.get(driverKey(d.fleet_id, d.driver_id)), labels),
+  }));
+  if (options.tiers && options.tiers.length > 0) {
+    const tiers = new Set(options.tiers);
+    summaries = summaries.filter((d) => d.tier !== null && tiers.has(d.tier));
+  }
+  const descending = options.sort.startsWith('-');
+  const key = SORT_KEYS[descending ? options.sort.slice(1) : options.sort] ?? SORT_KEYS.driverId!;
+  summaries.sort((a, b) => {
+    const ka = key(a);
+    const kb = key(b);
+    if (ka !== kb) {
+      if (ka === null) return 1;
+      if (kb === null) return -1;
+      const order = ka < kb ? -1 : 1;
+      return descending ? -order : order;
+    }
+    if (a.fleetId !== b.fleetId) return a.fleetId < b.fleetId ? -1 : 1;
+    return a.driverId < b.driverId ? -1 : a.driverId > b.driverId ? 1 : 0;
+  });
+  return { drivers: summaries.slice(options.offset, options.offset + options.limit), total: summaries.length, window };
+}
