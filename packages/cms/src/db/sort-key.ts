@@ -7,7 +7,7 @@
  * be present on every connection that ever reads or writes (CLI, workers, tests) and would run for every row
  * at every sorted read; PostgreSQL's accent-blind ICU collations depend on how the server was built. A key
  * computed once on write is the same on both stores, can be indexed, and costs nothing at read time. The
- * repositories are the only writers of these columns; migration 0005 fills them for rows written before.
+ * repositories are the only writers of these columns; migration 0056 fills them for rows written before.
  */
 const LETTERS: Readonly<Record<string, string>> = {
   ß: 'ss',

@@ -3,17 +3,19 @@ import { m0001Users } from './0001-users.ts';
 import { m0002Options } from './0002-options.ts';
 import { m0003Terms } from './0003-terms.ts';
 import { m0004ApplicationPasswords } from './0004-application-passwords.ts';
-import { m0005NameSortKeys } from './0005-name-sort-keys.ts';
+import { m0056NameSortKeys } from './0056-name-sort-keys.ts';
 
 /**
- * The kernel's migrations, 0001-0049. Content migrations (0050-0099) come from the modules in
- * controllers/index.ts (each `CmsModule.migrations`); `allMigrations()` merges them. Names sort in
- * application order.
+ * The kernel's migrations. The first ones are 0001-0049 and the content modules' first ones 0050-0055 (from
+ * controllers/index.ts, each `CmsModule.migrations`); `allMigrations()` merges them, and names sort in
+ * application order. A store that has run a migration refuses one whose name sorts before it, so every
+ * migration added since, kernel or content, takes the next free number after all of them (0056 onwards);
+ * a clash of names is an error at start-up.
  */
 export const coreMigrations: Record<string, Migration> = {
   '0001-users': m0001Users,
   '0002-options': m0002Options,
   '0003-terms': m0003Terms,
   '0004-application-passwords': m0004ApplicationPasswords,
-  '0005-name-sort-keys': m0005NameSortKeys,
+  '0056-name-sort-keys': m0056NameSortKeys,
 };

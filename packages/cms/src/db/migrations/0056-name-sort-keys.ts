@@ -5,7 +5,7 @@ import { nameSortKey } from '../sort-key.ts';
  * Sort keys of term names and users' display names (src/db/sort-key.ts: case and accents ignored, as MySQL's
  * collation compares them), filled here for the rows written before.
  */
-export const m0005NameSortKeys: Migration = {
+export const m0056NameSortKeys: Migration = {
   // biome-ignore lint/suspicious/noExplicitAny: migrations work on an untyped schema
   async up(db: Kysely<any>) {
     await db.schema
