@@ -100,6 +100,15 @@ function tierList(query: Query): string[] | undefined {
   return [...tiers];
 }
 
+/** `sort=`: one of `orders` (a field, `-` for descending), or `fallback` when not given. */
+function sortParam<T extends string>(query: Query, orders: readonly T[], fallback: T): T {
+  const sort = single(query, 'sort') ?? fallback;
+  if (!(orders as readonly string[]).includes(sort)) {
+    throw badRequest(`sort must be one of ${orders.join(', ')} (a leading "-" sorts descending; got ${show(sort)})`);
+  }
+  return sort as T;
+}
+
 export interface ListQuery {
   page: number;
   limit: number;
@@ -158,12 +167,7 @@ export const VEHICLE_LIST_PARAMETERS = ['page', 'limit', 'window', 'sort', 'tier
 /** Parses and checks the query of `GET /v1/vehicles`; throws a 400 naming the parameter. */
 export function parseVehicleListQuery(query: Query): VehicleListQuery {
   checkNames(query, VEHICLE_LIST_PARAMETERS);
-  const sort = single(query, 'sort') ?? 'plate';
-  if (!(VEHICLE_SORTS as readonly string[]).includes(sort)) {
-    throw badRequest(
-      `sort must be one of ${VEHICLE_SORTS.join(', ')} (a leading "-" sorts descending; got ${show(sort)})`,
-    );
-  }
+  const sort = sortParam<VehicleSort>(query, VEHICLE_SORTS, 'plate');
   let machineTypes: string[] | undefined;
   const machineType = single(query, 'machineType');
   if (machineType !== undefined) {
@@ -183,7 +187,7 @@ export function parseVehicleListQuery(query: Query): VehicleListQuery {
     page: integer(query, 'page', 1, PAGE_MAX, PAGE_DEFAULT),
     limit: integer(query, 'limit', LIMIT_MIN, LIMIT_MAX, LIMIT_DEFAULT),
     windowDays: integer(query, 'window', WINDOW_DAYS_MIN, WINDOW_DAYS_MAX, WINDOW_DAYS_DEFAULT),
-    sort: sort as VehicleSort,
+    sort,
     tiers: tierList(query),
     machineTypes,
   };
@@ -202,17 +206,12 @@ export const DRIVER_LIST_PARAMETERS = ['page', 'limit', 'window', 'sort', 'tier'
 /** Parses and checks the query of `GET /v1/drivers`; throws a 400 naming the parameter. */
 export function parseDriverListQuery(query: Query): DriverListQuery {
   checkNames(query, DRIVER_LIST_PARAMETERS);
-  const sort = single(query, 'sort') ?? 'driverId';
-  if (!(DRIVER_SORTS as readonly string[]).includes(sort)) {
-    throw badRequest(
-      `sort must be one of ${DRIVER_SORTS.join(', ')} (a leading "-" sorts descending; got ${show(sort)})`,
-    );
-  }
+  const sort = sortParam<DriverSort>(query, DRIVER_SORTS, 'driverId');
   return {
     page: integer(query, 'page', 1, PAGE_MAX, PAGE_DEFAULT),
     limit: integer(query, 'limit', LIMIT_MIN, LIMIT_MAX, LIMIT_DEFAULT),
     windowDays: integer(query, 'window', WINDOW_DAYS_MIN, WINDOW_DAYS_MAX, WINDOW_DAYS_DEFAULT),
-    sort: sort as DriverSort,
+    sort,
     tiers: tierList(query),
   };
 }
@@ -229,17 +228,12 @@ export const FLEET_LIST_PARAMETERS = ['page', 'limit', 'window', 'sort'] as cons
 /** Parses and checks the query of `GET /v1/fleets`; throws a 400 naming the parameter. */
 export function parseFleetListQuery(query: Query): FleetListQuery {
   checkNames(query, FLEET_LIST_PARAMETERS);
-  const sort = single(query, 'sort') ?? 'name';
-  if (!(FLEET_SORTS as readonly string[]).includes(sort)) {
-    throw badRequest(
-      `sort must be one of ${FLEET_SORTS.join(', ')} (a leading "-" sorts descending; got ${show(sort)})`,
-    );
-  }
+  const sort = sortParam<FleetSort>(query, FLEET_SORTS, 'name');
   return {
     page: integer(query, 'page', 1, PAGE_MAX, PAGE_DEFAULT),
     limit: integer(query, 'limit', LIMIT_MIN, LIMIT_MAX, LIMIT_DEFAULT),
     windowDays: integer(query, 'window', WINDOW_DAYS_MIN, WINDOW_DAYS_MAX, WINDOW_DAYS_DEFAULT),
-    sort: sort as FleetSort,
+    sort,
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { byCodeUnit, sortByOrder, sortOrders } from './list-order.ts';
 import type { TripsSchema } from './schema.ts';
 import { themeLabels } from './trip-reads.ts';
 import { driverKey, driverWindowSums, iso, summarizeWindow, type WindowSummary } from './vehicle-window.ts';
@@ -6,20 +7,7 @@ import { driverKey, driverWindowSums, iso, summarizeWindow, type WindowSummary }
 const DAY_MS = 86_400_000;
 
 /** How `GET /v1/drivers` can be ordered: a field ascending, or descending with a leading `-`. */
-export const DRIVER_SORTS = [
-  'driverId',
-  '-driverId',
-  'name',
-  '-name',
-  'score',
-  '-score',
-  'distanceKm',
-  '-distanceKm',
-  'trips',
-  '-trips',
-  'lastTripDate',
-  '-lastTripDate',
-] as const;
+export const DRIVER_SORTS = sortOrders(['driverId', 'name', 'score', 'distanceKm', 'trips', 'lastTripDate']);
 export type DriverSort = (typeof DRIVER_SORTS)[number];
 
 /** One driver of the list: who they are and what their trips in the window add up to. */
@@ -39,8 +27,7 @@ export interface DriverListOptions {
   limit: number;
 }
 
-type SortKey = (d: DriverSummary) => number | string | null;
-const SORT_KEYS: Record<string, SortKey> = {
+const SORT_KEYS: Record<string, (d: DriverSummary) => number | string | null> = {
   driverId: (d) => d.driverId,
   name: (d) => (d.name === null ? null : d.name.toLowerCase()),
   score: (d) => d.score,
@@ -79,19 +66,11 @@ export async function listDriverSummaries(
     const tiers = new Set(options.tiers);
     summaries = summaries.filter((d) => d.tier !== null && tiers.has(d.tier));
   }
-  const descending = options.sort.startsWith('-');
-  const key = SORT_KEYS[descending ? options.sort.slice(1) : options.sort] ?? SORT_KEYS.driverId!;
-  summaries.sort((a, b) => {
-    const ka = key(a);
-    const kb = key(b);
-    if (ka !== kb) {
-      if (ka === null) return 1;
-      if (kb === null) return -1;
-      const order = ka < kb ? -1 : 1;
-      return descending ? -order : order;
-    }
-    if (a.fleetId !== b.fleetId) return a.fleetId < b.fleetId ? -1 : 1;
-    return a.driverId < b.driverId ? -1 : a.driverId > b.driverId ? 1 : 0;
-  });
+  sortByOrder(
+    summaries,
+    options.sort,
+    SORT_KEYS,
+    (a, b) => byCodeUnit(a.fleetId, b.fleetId) || byCodeUnit(a.driverId, b.driverId),
+  );
   return { drivers: summaries.slice(options.offset, options.offset + options.limit), total: summaries.length, window };
 }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { TIERS } from '../scoring/tiers.ts';
+import { byCodeUnit, sortByOrder, sortOrders } from './list-order.ts';
 import type { TripsSchema } from './schema.ts';
 import { themeLabels } from './trip-reads.ts';
 import {
@@ -15,18 +16,7 @@ import {
 const DAY_MS = 86_400_000;
 
 /** How `GET /v1/fleets` can be ordered: a field ascending, or descending with a leading `-`. */
-export const FLEET_SORTS = [
-  'name',
-  '-name',
-  'score',
-  '-score',
-  'distanceKm',
-  '-distanceKm',
-  'trips',
-  '-trips',
-  'lastTripDate',
-  '-lastTripDate',
-] as const;
+export const FLEET_SORTS = sortOrders(['name', 'score', 'distanceKm', 'trips', 'lastTripDate']);
 export type FleetSort = (typeof FLEET_SORTS)[number];
 
 /** How many vehicles a fleet's profile names as its riskiest. */
@@ -157,8 +147,7 @@ export async function fleetProfile(
   };
 }
 
-type SortKey = (f: FleetSummary) => number | string | null;
-const SORT_KEYS: Record<string, SortKey> = {
+const SORT_KEYS: Record<string, (f: FleetSummary) => number | string | null> = {
   name: (f) => f.name.toLowerCase(),
   score: (f) => f.score,
   distanceKm: (f) => f.distanceKm,
@@ -168,17 +157,5 @@ const SORT_KEYS: Record<string, SortKey> = {
 
 /** Orders fleet summaries by `sort`: nulls last whichever the direction, then by fleet id (a total order). */
 export function sortFleets(fleets: FleetSummary[], sort: FleetSort): FleetSummary[] {
-  const descending = sort.startsWith('-');
-  const key = SORT_KEYS[descending ? sort.slice(1) : sort] ?? SORT_KEYS.name!;
-  return fleets.sort((a, b) => {
-    const ka = key(a);
-    const kb = key(b);
-    if (ka !== kb) {
-      if (ka === null) return 1;
-      if (kb === null) return -1;
-      const order = ka < kb ? -1 : 1;
-      return descending ? -order : order;
-    }
-    return a.fleetId < b.fleetId ? -1 : a.fleetId > b.fleetId ? 1 : 0;
-  });
+  return sortByOrder(fleets, sort, SORT_KEYS, (a, b) => byCodeUnit(a.fleetId, b.fleetId));
 }

@@ -1,5 +1,6 @@
 import type { MachineType } from '@svc/scoring';
 import type { Kysely } from 'kysely';
+import { byCodeUnit, sortByOrder, sortOrders } from './list-order.ts';
 import type { TripsSchema } from './schema.ts';
 import { themeLabels } from './trip-reads.ts';
 import { iso, summarizeWindow, type WindowSummary, windowSums } from './vehicle-window.ts';
@@ -7,18 +8,7 @@ import { iso, summarizeWindow, type WindowSummary, windowSums } from './vehicle-
 const DAY_MS = 86_400_000;
 
 /** How `GET /v1/vehicles` can be ordered: a field ascending, or descending with a leading `-`. */
-export const VEHICLE_SORTS = [
-  'plate',
-  '-plate',
-  'score',
-  '-score',
-  'distanceKm',
-  '-distanceKm',
-  'trips',
-  '-trips',
-  'lastTripDate',
-  '-lastTripDate',
-] as const;
+export const VEHICLE_SORTS = sortOrders(['plate', 'score', 'distanceKm', 'trips', 'lastTripDate']);
 export type VehicleSort = (typeof VEHICLE_SORTS)[number];
 
 /** One vehicle of the list: who it is and what its trips in the window add up to. */
@@ -47,8 +37,7 @@ export interface VehicleList {
   window: { days: number; from: string; to: string };
 }
 
-type SortKey = (v: VehicleSummary) => number | string | null;
-const SORT_KEYS: Record<string, SortKey> = {
+const SORT_KEYS: Record<string, (v: VehicleSummary) => number | string | null> = {
   plate: (v) => v.plate,
   score: (v) => v.score,
   distanceKm: (v) => v.distanceKm,
@@ -101,20 +90,8 @@ export async function listVehicleSummaries(
     const tiers = new Set(options.tiers);
     summaries = summaries.filter((v) => v.tier !== null && tiers.has(v.tier));
   }
-  const descending = options.sort.startsWith('-');
-  const key = SORT_KEYS[descending ? options.sort.slice(1) : options.sort] ?? SORT_KEYS.plate!;
-  summaries.sort((a, b) => {
-    const ka = key(a);
-    const kb = key(b);
-    if (ka !== kb) {
-      if (ka === null) return 1;
-      if (kb === null) return -1;
-      const order = ka < kb ? -1 : 1;
-      return descending ? -order : order;
-    }
-    // Plates are unique in an environment, so this is a total order and pages never overlap.
-    return a.plate < b.plate ? -1 : a.plate > b.plate ? 1 : 0;
-  });
+  // Plates are unique in an environment, so the plate makes the order total and pages never overlap.
+  sortByOrder(summaries, options.sort, SORT_KEYS, (a, b) => byCodeUnit(a.plate, b.plate));
   return {
     vehicles: summaries.slice(options.offset, options.offset + options.limit),
     total: summaries.length,
