@@ -104,6 +104,73 @@ describe('edge-sdk replay', () => {
     },
   );
 
+  it('replays GPX, CSV and GeoJSON traces whose times carry a UTC offset written ±hh, ±hhmm or ±hh:mm, at the instants they name', async () => {
+    // The same 3-minute drive, exported by three apps in local time: Athens (+02) and New York (-05).
+    const exports = [
+      { name: 'athens-hh.gpx', offsetH: 2, zone: '+02', lon: 23.7275, lat: 37.9838 },
+      { name: 'athens-hhmm.csv', offsetH: 2, zone: '+0200', lon: 23.7275, lat: 37.9838 },
+      { name: 'new-york-hh.geojson', offsetH: -5, zone: '-05', lon: -73.9857, lat: 40.7484 },
+      { name: 'new-york-hh-mm.gpx', offsetH: -5, zone: '-05:00', lon: -73.9857, lat: 40.7484 },
+    ];
+    for (const [i, e] of exports.entries()) {
+      const startMs = Date.UTC(2026, 10, 21, 8, 15) + i * 86_400_000;
+      const fixes = drive({
+        startMs,
+        lon: e.lon,
+        lat: e.lat,
+        legs: [{ stop: 5 }, { move: 150, speedKmh: 45 }, { stop: 20 }],
+      }) as Array<{ t: number; lon: number; lat: number }>;
+      const local = (t: number) => `${new Date(t + e.offsetH * 3_600_000).toISOString().slice(0, 19)}${e.zone}`;
+      const file = path.join(dir, e.name);
+      if (e.name.endsWith('.gpx')) {
+        writeFileSync(
+          file,
+          [
+            '<?xml version="1.0" encoding="UTF-8"?>',
+            '<gpx version="1.1" creator="OsmAnd~ 4.8.6" xmlns="http://www.topografix.com/GPX/1/1">',
+            `  <metadata><time>${local(startMs)}</time></metadata>`,
+            '  <trk><name>Morning drive</name><trkseg>',
+            ...fixes.map(
+              (f) =>
+                `    <trkpt lat="${f.lat.toFixed(7)}" lon="${f.lon.toFixed(7)}"><ele>84.2</ele><time>${local(f.t)}</time><hdop>0.9</hdop></trkpt>`,
+            ),
+            '  </trkseg></trk>',
+            '</gpx>',
+          ].join('\n'),
+        );
+      } else if (e.name.endsWith('.csv')) {
+        writeFileSync(
+          file,
+          [
+            'time,lat,lon,accuracy',
+            ...fixes.map((f) => `${local(f.t)},${f.lat.toFixed(7)},${f.lon.toFixed(7)},4.5`),
+          ].join('\r\n'),
+        );
+      } else {
+        const coordinates = fixes.map((f) => [Number(f.lon.toFixed(7)), Number(f.lat.toFixed(7))]);
+        const feature = {
+          type: 'Feature',
+          properties: { name: 'Morning drive', coordinateProperties: { times: fixes.map((f) => local(f.t)) } },
+          geometry: { type: 'LineString', coordinates },
+        };
+        writeFileSync(file, JSON.stringify({ type: 'FeatureCollection', features: [feature] }));
+      }
+      const before = server.trips.size;
+      const run = await cli(['replay', file, '--endpoint', server.url, '--key', 'test-key-1', '--no-delay', '--quiet']);
+      expect(run.stderr, e.name).toBe('');
+      expect(run.code, e.name).toBe(0);
+      expect(run.stdout, e.name).toContain(`${fixes.length} samples replayed; 1 of 1 trips delivered`);
+      const [trip] = server.storedTrips().slice(before);
+      const times = trip!.batch.samples.map((x) => x.t);
+      // Every time the file wrote in local time arrives as the UTC instant it names.
+      expect(
+        times.every((t) => fixes.some((f) => f.t === t)),
+        e.name,
+      ).toBe(true);
+      expect(times[0], e.name).toBeLessThan(startMs + 10_000);
+    }
+  });
+
   it('keeps the buffer when the server refuses the key, and delivers on a rerun with --storage', async () => {
     const samples = drive({ startMs: T0 + 2 * 86_400_000, legs: [{ move: 130, speedKmh: 40 }] });
     const file = path.join(dir, 'refused.ndjson');

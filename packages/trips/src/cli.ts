@@ -399,6 +399,21 @@ program
   .option('--driver <driverId>', 'driver of the trips')
   .option('--no-score', 'only store and queue the trips; a running service scores them')
   .addOption(envOption())
+  .addHelpText(
+    'after',
+    `
+Without --no-score, the trips this command stored are scored here, and only they: other uploads in the
+queue (a device's, another import's) are left to the service. Trips a running service takes first are
+waited for. Then one line counts this import's trips (scored, failed, waiting for a retry) and each one not
+scored is listed with its file, its place in the file, its trip id and the reason. A trip waiting for a
+retry gets it from a running \`trips serve\`; a failed one can be queued again with \`trips queue retry\`.
+
+Exit status: 0 when every file had a trip imported (or already stored) and every trip imported by this run
+was scored. 1 when a file had no trip imported (unreadable, or all its trips rejected), or when a trip
+imported by this run was not scored (it failed, or waits for a retry): the other files and trips are
+imported and scored all the same, and one line on stderr says what went wrong. Importing the same files
+again reports duplicates and scores nothing, so this run's status is the one that tells.`,
+  )
   .action((files: string[], opts: { fleet: string; vehicle?: string; driver?: string; score: boolean; env: string }) =>
     withDatabase(opts.env, async (db) => {
       const { importFile, readImportFile } = await lazy.importer();
@@ -438,18 +453,31 @@ program
         for (const r of s.rejected) process.stdout.write(`  rejected ${r.location}: ${r.reason}\n`);
         if (s.imported + s.duplicates === 0) failedFiles++;
       }
-      const imported = summaries.reduce((n, s) => n + s.imported, 0);
-      if (opts.score && imported > 0) await scoreQueue(db, imported);
-      if (failedFiles === files.length) throw new Error('no trip could be imported');
+      const imported = summaries.flatMap((s) => s.importedTrips.map((t) => ({ ...t, file: s.file })));
+      const unscored = opts.score && imported.length > 0 ? await scoreImported(db, imported) : 0;
+      const problems: string[] = [];
+      if (failedFiles === files.length) problems.push('no trip could be imported');
       // Like cp with several files: the others were imported, and the status still says one failed.
-      if (failedFiles > 0) {
-        throw new Error(`${failedFiles} of ${files.length} files had no trip imported (see the rejections above)`);
+      else if (failedFiles > 0) {
+        problems.push(`${failedFiles} of ${files.length} files had no trip imported (see the rejections above)`);
       }
+      if (unscored > 0) {
+        problems.push(
+          `${unscored} of ${imported.length} imported trip${imported.length === 1 ? ' was' : 's were'} not scored (see above)`,
+        );
+      }
+      if (problems.length > 0) throw new Error(problems.join('; '));
     }),
   );
 
-/** Scores the queue in this process, with a progress bar, until nothing is runnable. */
-async function scoreQueue(db: TripsDatabase, expected: number): Promise<void> {
+/**
+ * Scores the trips this import stored, and no other job of the queue, with a progress bar; prints how
+ * each ended and returns how many were not scored.
+ */
+async function scoreImported(
+  db: TripsDatabase,
+  trips: Array<{ tripId: string; label: string; file: string }>,
+): Promise<number> {
   const cfg = config();
   const { ensureRoadGraph } = await lazy.roadGraph();
   const { createThreadPoolScorer } = await lazy.pool();
@@ -458,25 +486,41 @@ async function scoreQueue(db: TripsDatabase, expected: number): Promise<void> {
   const logger = createLogger({ level: 'warn', name: 'trips' });
   const graph = await ensureRoadGraph(cfg, logger);
   const scorer = await createThreadPoolScorer({ graphFile: graph.file, threads: cfg.scoringThreads });
-  const worker = new ScoringWorker({ db, scorer, logger, concurrency: cfg.scoringThreads });
+  // The outcome of every trip is printed below, so the worker's per-trip warnings would only repeat it
+  // as JSON in the middle of the report.
+  const workerLogger = logger.child({}, { level: 'error' });
+  const worker = new ScoringWorker({ db, scorer, logger: workerLogger, concurrency: cfg.scoringThreads });
   const bar = new SingleBar({ format: 'scoring   {bar} {value}/{total} trips', stream: process.stderr });
-  bar.start(expected, 0);
+  bar.start(trips.length, 0);
+  let outcomes: Awaited<ReturnType<typeof worker.scoreTrips>>;
   try {
-    let done = 0;
-    for (;;) {
-      const n = await worker.runOnce();
-      if (n === 0) break;
-      done += n;
-      bar.update(Math.min(done, expected));
-    }
+    outcomes = await worker.scoreTrips(
+      trips.map((t) => t.tripId),
+      { onProgress: (settled) => bar.update(settled) },
+    );
   } finally {
     bar.stop();
     await scorer.close();
   }
-  const counts = await queueCounts(db.db);
+  const count = (status: string) => outcomes.filter((o) => o.status === status).length;
   process.stdout.write(
-    `scoring: ${counts.scored} scored, ${counts.failed} failed, ${counts.queued} waiting for a retry\n`,
+    `scoring: ${count('scored')} scored, ${count('failed')} failed, ${count('queued')} waiting for a retry\n`,
   );
+  let unscored = 0;
+  outcomes.forEach((o, i) => {
+    if (o.status === 'scored') return;
+    unscored++;
+    const trip = trips[i]!;
+    const where = `${trip.file} ${trip.label} (${o.tripId})`;
+    if (o.status === 'failed') process.stdout.write(`  failed ${where}: ${o.reason}\n`);
+    else if (o.status === 'queued') {
+      const at = new Date(o.nextAttemptAtMs ?? 0).toISOString();
+      process.stdout.write(
+        `  waiting for a retry ${where}: ${o.reason}; next attempt at ${at}, by a running trips serve\n`,
+      );
+    } else process.stdout.write(`  missing ${where}: the upload is no longer stored\n`);
+  });
+  return unscored;
 }
 
 program

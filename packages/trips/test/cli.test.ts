@@ -6,8 +6,10 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildApiApp } from '../src/api/build-api-app.ts';
+import { acceptUpload } from '../src/ingest/accept-upload.ts';
 import { openTripsDatabase } from '../src/store/open-trips-database.ts';
 import { scorableTrip } from './fixtures/scorable-trip.ts';
+import { gpsTrip } from './fixtures/telemetry.ts';
 import { quietLogger } from './fixtures/world.ts';
 
 const BIN = fileURLToPath(new URL('../bin/trips.js', import.meta.url));
@@ -88,6 +90,72 @@ describe('admin CLI (npx trips)', () => {
 
     const rescored = await trips('rescore', '--all');
     expect(rescored.stdout).toMatch(/run 1 \(model .+\): 1 rescored, 0 not scorable/);
+  }, 180_000);
+
+  it('import scores only the trips it stored, leaves an upload queued by the ingest endpoint alone, and reports a trip that cannot be scored with its reason and a non-zero status', async () => {
+    await trips('fleets', 'create', '--name', 'Own fleet', '--id', 'fleet_own', '--env', 'sandbox');
+    await trips('vehicles', 'create', '--fleet', 'fleet_own', '--plate', 'OW-1', '--env', 'sandbox');
+    await trips('vehicles', 'create', '--fleet', 'fleet_own', '--plate', 'DV-9', '--env', 'sandbox');
+    // A device's upload, queued through the ingest operation as `trips serve` would, for the service to score.
+    const sqliteFile = path.join(dataDir, 'trips-sandbox.db');
+    const start = Date.UTC(2026, 10, 21, 8, 15);
+    let database = await openTripsDatabase({ environment: 'sandbox', sqliteFile });
+    const device = await acceptUpload(
+      database.db,
+      { fleetId: 'fleet_own', vehicleId: null, keyId: null, source: 'ingest' },
+      'device-trip-0001',
+      scorableTrip({ startMs: start - 3_600_000, vehicle: 'DV-9', seed: 5 }),
+      Date.now(),
+    );
+    await database.close();
+
+    // One file, two trips: a drive the engine scores, and a 40 s roll of 0.5 km it cannot score.
+    const drive = scorableTrip({ startMs: start, vehicle: 'OW-1', seed: 8 });
+    const roll = gpsTrip({ startMs: start + 3_600_000, points: 40, speedKmh: 45 });
+    const file = path.join(dataDir, 'own.ndjson');
+    writeFileSync(
+      file,
+      [
+        JSON.stringify({ type: 'header', clientTripId: 'own-drive-1' }),
+        ...drive.samples.map((x) => JSON.stringify(x)),
+        JSON.stringify({ type: 'header', clientTripId: 'own-roll-1' }),
+        ...roll.samples.map((x) => JSON.stringify(x)),
+      ].join('\n'),
+    );
+    const rollLines = `lines ${drive.samples.length + 2}-${drive.samples.length + 2 + roll.samples.length}`;
+    const result = await trips('import', file, '--fleet', 'fleet_own', '--vehicle', 'OW-1', '--env', 'sandbox').catch(
+      (e) => e,
+    );
+    expect(result.stdout).toContain('own.ndjson: 2 imported, 0 duplicates, 0 rejected');
+    // Counts about this import's two trips, not the store (which also holds the device's queued upload).
+    expect(result.stdout).toContain('scoring: 1 scored, 1 failed, 0 waiting for a retry');
+    const failedLines = result.stdout.split('\n').filter((line: string) => line.startsWith('  failed '));
+    expect(failedLines).toHaveLength(1);
+    expect(failedLines[0]).toContain(`  failed ${file} ${rollLines} (trip_`);
+    expect(failedLines[0]).toMatch(
+      /\(trip_\w+\): the trip is 0\.\d\d km and \d+ s moving; a scorable trip needs 1 km and 120 s moving$/,
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n').at(-1)).toBe('trips: 1 of 2 imported trips were not scored (see above)');
+
+    database = await openTripsDatabase({ environment: 'sandbox', sqliteFile });
+    try {
+      const other = await database.db
+        .selectFrom('trip_uploads')
+        .select(['status', 'attempts', 'lease_owner'])
+        .where('trip_id', '=', device.tripId)
+        .executeTakeFirstOrThrow();
+      expect(other).toEqual({ status: 'queued', attempts: 0, lease_owner: null });
+      const statuses = await database.db
+        .selectFrom('trip_uploads')
+        .select(['source', 'status'])
+        .where('source', '=', 'import:own.ndjson')
+        .orderBy('status')
+        .execute();
+      expect(statuses.map((r) => r.status)).toEqual(['failed', 'scored']);
+    } finally {
+      await database.close();
+    }
   }, 180_000);
 
   it('refuses an --expires past the last representable date instead of storing a token tokens list cannot show', async () => {

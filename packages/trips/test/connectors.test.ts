@@ -241,6 +241,23 @@ describe.each(testDialects())('file connectors on $label', (dialect) => {
       expect(s.rejected.filter((r) => r.reason.includes('is not registered in fleet fleet_imp'))).toHaveLength(2);
     });
 
+    it('rejects an NDJSON sample whose time is text, with or without an offset: telemetry times are epoch milliseconds', async () => {
+      const line = (t: unknown) => JSON.stringify({ type: 'gps', t, lon: 7.42, lat: 43.7384 });
+      writeFileSync(
+        path.join(dir, 'text-times.ndjson'),
+        [line('2026-11-01T09:00:00+01'), line(T0 + 1000), line(T0 + 2000)].join('\n'),
+      );
+      const s = await importFile(database.db, path.join(dir, 'text-times.ndjson'), options);
+      expect(s.imported).toBe(0);
+      expect(s.rejected).toEqual([
+        {
+          location: 'lines 1-3',
+          reason:
+            'invalid telemetry: line 1: t must be a finite number of epoch milliseconds (got "2026-11-01T09:00:00+01")',
+        },
+      ]);
+    });
+
     const munich = new URL('../../../../shared/data/traces/munich-x0001-001.json', import.meta.url);
     it.skipIf(!existsSync(munich))(
       'imports a real 1 Hz Munich trip converted to CSV (skipped without ../shared/data)',
@@ -256,5 +273,78 @@ describe.each(testDialects())('file connectors on $label', (dialect) => {
         expect(s).toMatchObject({ imported: 1, rejected: [] });
       },
     );
+  });
+});
+
+describe('sample times with a UTC offset', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'trips-offsets-'));
+  // 08:00:00 UTC, written as the local time of the exporting app: 09:00 in Monaco (+01), 03:00 in New York (-05).
+  const local = (i: number, offsetH: number, zone: string) =>
+    `${new Date(T0 + i * 1000 + offsetH * 3_600_000).toISOString().slice(0, 19)}${zone}`;
+  const times = async (name: string, text: string) => {
+    writeFileSync(path.join(dir, name), text);
+    const { contents } = await readImportFile(path.join(dir, name));
+    expect(contents.rejected, name).toEqual([]);
+    return contents.trips.map((trip) => trip.samples.map((x) => x.t));
+  };
+  const expected = (n: number, fromS = 0) => Array.from({ length: n }, (_, i) => T0 + (fromS + i) * 1000);
+
+  it('reads ±hh, ±hhmm and ±hh:mm offsets in GPX, CSV and GeoJSON as the instants they name, as it reads Z', async () => {
+    const gpxTrack = (zone: string, offsetH: number) =>
+      `<?xml version="1.0" encoding="UTF-8"?>
+<gpx version="1.1" creator="Garmin Connect" xmlns="http://www.topografix.com/GPX/1/1">
+  <metadata><time>${local(0, offsetH, zone)}</time></metadata>
+  <trk><name>Monaco commute</name><type>driving</type><trkseg>
+${Array.from(
+  { length: 30 },
+  (_, i) =>
+    `    <trkpt lat="43.7384" lon="${lonAt(i)}"><ele>41.6</ele><time>${local(i, offsetH, zone)}</time><extensions><speed>13.9</speed></extensions></trkpt>`,
+).join('\n')}
+  </trkseg></trk>
+</gpx>`;
+    for (const [zone, offsetH] of [
+      ['Z', 0],
+      ['+01', 1],
+      ['+0100', 1],
+      ['+01:00', 1],
+      ['-05', -5],
+    ] as const) {
+      expect(await times(`commute${zone.replace(':', '')}.gpx`, gpxTrack(zone, offsetH)), zone).toEqual([expected(30)]);
+    }
+
+    // A fleet export with semicolons and a space before the offset, and one from a PostGIS dump (+hhmm).
+    const fleetCsv = ['vehicle;timestamp;lat;lon;speed_kmh'];
+    for (let i = 0; i < 30; i++)
+      fleetCsv.push(`MC-1;${local(i, 1, ' +01').replace('T', ' ')};43,7384;${lonAt(i).replace('.', ',')};50`);
+    expect(await times('fleet-export.csv', fleetCsv.join('\r\n'))).toEqual([expected(30)]);
+    const postgis = ['lon,lat,time'];
+    for (let i = 0; i < 30; i++) postgis.push(`${lonAt(i)},43.7384,${local(i, 2, '+0200').replace('T', ' ')}`);
+    expect(await times('postgis.csv', postgis.join('\n'))).toEqual([expected(30)]);
+
+    // GeoJSON: a LineString with coordTimes in -05, and Point features with a time in -05:00.
+    const coords = Array.from({ length: 30 }, (_, i) => [Number(lonAt(i)), 43.7384]);
+    const line = {
+      type: 'Feature',
+      geometry: { type: 'LineString', coordinates: coords },
+      properties: { coordTimes: coords.map((_, i) => local(i, -5, '-05')) },
+    };
+    const points = coords.map((c, i) => ({
+      type: 'Feature',
+      geometry: { type: 'Point', coordinates: c },
+      properties: { time: local(600 + i, -5, '-05:00') },
+    }));
+    expect(
+      await times('tracks.geojson', JSON.stringify({ type: 'FeatureCollection', features: [line, ...points] })),
+    ).toEqual([expected(30), expected(30, 600)]);
+  });
+
+  it('still refuses other offset spellings, naming the line', async () => {
+    const rows = ['lon,lat,time'];
+    for (let i = 0; i < 5; i++) rows.push(`${lonAt(i)},43.7384,${local(i, 1, i === 3 ? '+1' : '+01')}`);
+    writeFileSync(path.join(dir, 'odd.csv'), rows.join('\n'));
+    const csvRead = await readImportFile(path.join(dir, 'odd.csv'));
+    expect(csvRead.contents.rejected).toEqual([
+      { location: 'the file', reason: expect.stringMatching(/^line 5: the time is missing or not ISO 8601/) },
+    ]);
   });
 });

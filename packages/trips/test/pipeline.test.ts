@@ -1,9 +1,9 @@
 import { testDialects } from '@svc/platform/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { acceptUpload } from '../src/ingest/accept-upload.ts';
 import { ScoringWorker } from '../src/ingest/scoring-worker.ts';
 import { createFleet } from '../src/store/fleets.ts';
-import { claimJobs } from '../src/store/job-queue.ts';
+import { claimJobs, failJob } from '../src/store/job-queue.ts';
 import { TRIPS_MIGRATION_TABLE, tripsMigrations } from '../src/store/migrations.ts';
 import { claimEnvironment, type TripsDatabase } from '../src/store/open-trips-database.ts';
 import { removeScoredTrip } from '../src/store/scored-trips.ts';
@@ -112,6 +112,53 @@ describe.each(testDialects())('scoring pipeline on $label', (dialect) => {
       now += 31_000;
       await worker.drain();
       expect(await status(tripId)).toMatchObject({ status: 'scored', attempts: 2 });
+    });
+
+    it('scores only the trips it is given (an import), leaves the rest of the queue alone, waits for one another node holds, and reports how each ended', async () => {
+      const imports = { ...sender, source: 'import:day.gpx' };
+      const accept = async (key: string, vehicle: string, from = imports) =>
+        (await acceptUpload(database.db, from, key, gpsTrip({ startMs: now - 3_600_000, vehicle }), now)).tripId;
+      const scored = await accept('only-ok-1', 'OK-1');
+      const crashing = await accept('only-crash-1', 'FAIL-1');
+      const unscorable = await accept('only-short-1', 'FAILP-1');
+      const held = await accept('only-held-1', 'OK-1');
+      // A device's upload, queued before the import: the service's job, not the import's.
+      const device = await accept('device-upload-1', 'OK-1', { ...sender, source: 'ingest' });
+      // Another node (a running service) claims one of the imported trips first.
+      const taken = await claimJobs(database.db, {
+        owner: 'node-b',
+        limit: 10,
+        leaseMs: 60_000,
+        nowMs: now,
+        tripIds: [held, 'trip_not_in_queue'],
+      });
+      expect(taken.map((j) => j.tripId)).toEqual([held]);
+
+      const scorer = fakeScorer();
+      const worker = new ScoringWorker({ db: database, scorer, logger: quietLogger(), clock, pollMs: 10 });
+      const progress: number[] = [];
+      const outcomes = worker.scoreTrips([scored, crashing, unscorable, held], {
+        onProgress: (n) => progress.push(n),
+      });
+      await vi.waitFor(() => expect(progress.at(-1)).toBe(3));
+      expect(scorer.calls).toBe(3);
+      // Still waiting for node-b, whose attempt then fails for good.
+      expect(progress.filter((n) => n === 3).length).toBeGreaterThan(1);
+      await failJob(database.db, {
+        tripId: held,
+        owner: 'node-b',
+        reason: 'node-b: road graph missing',
+        permanent: true,
+        retryAtMs: null,
+      });
+      expect(await outcomes).toEqual([
+        { tripId: scored, status: 'scored', attempts: 1, reason: null, nextAttemptAtMs: null },
+        { tripId: crashing, status: 'queued', attempts: 1, reason: 'engine crashed', nextAttemptAtMs: now + 2000 },
+        { tripId: unscorable, status: 'failed', attempts: 1, reason: 'trip too short to score', nextAttemptAtMs: null },
+        { tripId: held, status: 'failed', attempts: 1, reason: 'node-b: road graph missing', nextAttemptAtMs: null },
+      ]);
+      expect(scorer.calls).toBe(3);
+      expect(await status(device)).toMatchObject({ status: 'queued', attempts: 0 });
     });
 
     it('keeps totals and pages exact while trips arrive and leave, reading only the changed day counts', async () => {

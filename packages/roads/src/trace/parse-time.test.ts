@@ -15,6 +15,43 @@ describe('parseTime', () => {
     expect(parseTime('2026-11-03')).toBe(Date.UTC(2026, 10, 3));
   });
 
+  it('reads a UTC offset in each of ISO 8601 spellings, ±hh, ±hhmm and ±hh:mm, as it reads Z', () => {
+    for (const text of [
+      '2026-11-03T10:00:00Z',
+      '2026-11-03T12:00:00+02',
+      '2026-11-03T12:00:00+0200',
+      '2026-11-03T12:00:00+02:00',
+      '2026-11-03 12:00:00 +02',
+      '2026-11-03T05:00:00-05',
+      '2026-11-03T15:30:00+0530',
+      '2026-11-03T10:00:00+00',
+      '2026-11-03T10:00:00-00:00',
+      '2026-11-03T12:00+02',
+    ]) {
+      expect(parseTime(text), text).toBe(T);
+    }
+    expect(parseTime('2026-11-03T12:00:00.250+02')).toBe(T + 250);
+    expect(parseTime('2026-11-03t12:00:00+02')).toBe(T);
+  });
+
+  it('refuses offsets that are not one of those spellings, or out of range, and times with only an hour', () => {
+    for (const text of [
+      '2026-11-03T12:00:00+2',
+      '2026-11-03T12:00:00+020',
+      '2026-11-03T12:00:00+02:0',
+      '2026-11-03T12:00:00+02:',
+      '2026-11-03T12:00:00+020000',
+      '2026-11-03T12:00:00+24',
+      '2026-11-03T12:00:00+0260',
+      '2026-11-03T12:00:00 02',
+      '2026-11-03T12+02',
+      '2026-11-03T12:00:00 CET',
+      '2026-11-03T12:00:00 UTC',
+    ]) {
+      expect(parseTime(text), text).toBeNaN();
+    }
+  });
+
   it('reads numbers and digit strings as epoch seconds or milliseconds', () => {
     expect(parseTime(T)).toBe(T);
     expect(parseTime(T / 1000)).toBe(T);

@@ -1,7 +1,7 @@
-const ZONELESS = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
-// ISO 8601 dates, and date-times with a zone or an offset (also without its colon, or after a space, as
-// exporters write them). Date.parse reads any other text without a zone in the machine's time zone.
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)? ?(Z|[+-]\d{2}:?\d{2}))?$/i;
+// ISO 8601 dates, and date-times with or without a zone. The zone is `Z` or a UTC offset in any of ISO 8601's
+// three spellings, `±hh:mm`, `±hhmm` and `±hh` (also after a space, as exporters write them). Anything else is
+// refused: Date.parse would read much of it in the machine's time zone.
+const ISO_8601 = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?) ?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
 
 /**
  * Epoch milliseconds from a trace time: an ISO 8601 string (times without a zone are taken as UTC, so a file
@@ -15,6 +15,18 @@ export function parseTime(value: unknown): number {
   const text = value.trim();
   if (text === '') return Number.NaN;
   if (/^-?\d+(\.\d+)?$/.test(text)) return parseTime(Number(text));
-  if (ZONELESS.test(text)) return Date.parse(`${text.replace(' ', 'T')}Z`);
-  return ISO_8601.test(text) ? Date.parse(text) : Number.NaN;
+  const iso = ISO_8601.exec(text);
+  if (!iso) return Number.NaN;
+  const [, date, time, zone] = iso;
+  // Date.parse reads a date alone as UTC midnight, and a date-time in ECMAScript's own form, whose offset is
+  // always `±hh:mm`: the other two spellings are rewritten to it (and its range, up to 23:59, checked by it).
+  if (time === undefined) return Date.parse(date!);
+  return Date.parse(`${date}T${time}${zone === undefined ? 'Z' : offset(zone)}`);
+}
+
+/** `Z`, or an ISO 8601 offset (`+02`, `+0200`, `+02:00`) as `+02:00`. */
+function offset(zone: string): string {
+  if (zone.toUpperCase() === 'Z') return 'Z';
+  const digits = zone.slice(1).replace(':', '');
+  return `${zone[0]}${digits.slice(0, 2)}:${digits.slice(2) || '00'}`;
 }

@@ -24,7 +24,10 @@ export interface FileSummary {
   imported: number;
   duplicates: number;
   rejected: FileRejection[];
+  /** Ids of the trips found in the file and stored (imported now, or duplicates of stored trips). */
   tripIds: string[];
+  /** The trips stored by this import (not the duplicates), with where each is in the file. */
+  importedTrips: Array<{ tripId: string; label: string }>;
 }
 
 export interface ImportOptions {
@@ -112,14 +115,17 @@ export async function importFile(db: TripsDb, file: string, options: ImportOptio
     duplicates: 0,
     rejected: [...contents.rejected],
     tripIds: [],
+    importedTrips: [],
   };
   for (const trip of contents.trips) {
     const outcome = await importTrip(db, file, trip, options);
     if (outcome.kind === 'rejected') summary.rejected.push({ location: trip.label, reason: outcome.reason });
     else {
       summary.tripIds.push(outcome.tripId);
-      if (outcome.kind === 'imported') summary.imported++;
-      else summary.duplicates++;
+      if (outcome.kind === 'imported') {
+        summary.imported++;
+        summary.importedTrips.push({ tripId: outcome.tripId, label: trip.label });
+      } else summary.duplicates++;
     }
     options.onTrip?.();
   }

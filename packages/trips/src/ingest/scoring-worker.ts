@@ -5,6 +5,7 @@ import { isPermanentScoringError, type TripScorer } from '../scoring/trip-scorer
 import { claimJobs, failJob, renewLease } from '../store/job-queue.ts';
 import type { TripsDatabase } from '../store/open-trips-database.ts';
 import { previousTripsOf } from '../store/previous-trips.ts';
+import type { UploadStatus } from '../store/schema.ts';
 import { LeaseLostError, writeScoredTrip } from '../store/scored-trips.ts';
 
 export interface ScoringWorkerOptions {
@@ -23,6 +24,20 @@ export interface ScoringWorkerOptions {
   /** Stable name of this worker in lease_owner (host:pid:random by default). */
   owner?: string;
 }
+
+/** Where one job stands after `scoreTrips`: scored, failed for good, or queued for a later attempt. */
+export interface JobOutcome {
+  tripId: string;
+  /** `queued`: an attempt failed and the next is due at `nextAttemptAtMs`; absent: no such upload. */
+  status: Exclude<UploadStatus, 'scoring'> | 'absent';
+  attempts: number;
+  /** Why the last attempt failed (`failed`, `queued`); null when scored. */
+  reason: string | null;
+  nextAttemptAtMs: number | null;
+}
+
+/** Trip ids per claim statement in `scoreTrips`: far below any database's bound-parameter limit. */
+const CLAIM_CHUNK = 500;
 
 /** Delay before the next attempt: 2 s, 8 s, 32 s, ... capped at 10 minutes. */
 export function retryDelayMs(attempt: number): number {
@@ -83,16 +98,79 @@ export class ScoringWorker {
     wake?.();
   }
 
-  /** Claims and processes one round of jobs; returns how many were claimed. */
-  async runOnce(): Promise<number> {
+  /**
+   * Claims and processes one round of jobs (with `tripIds`, only among those); returns how many were
+   * claimed.
+   */
+  async runOnce(options: { tripIds?: readonly string[] } = {}): Promise<number> {
     const jobs = await claimJobs(this.#db.db, {
       owner: this.owner,
       limit: this.#concurrency,
       leaseMs: this.#leaseMs,
       nowMs: this.#clock(),
+      ...(options.tripIds ? { tripIds: options.tripIds } : {}),
     });
     await Promise.all(jobs.map((job) => this.#process(job.tripId, job.attempts)));
     return jobs.length;
+  }
+
+  /**
+   * Scores exactly these jobs and no other (what an import stored), then says where each stands. Jobs
+   * are claimed like any other, so a service running on the same database may take some of them: those
+   * are waited for (polling every `pollMs`; a dead node's lease expires and the job is then taken over
+   * here). A failed attempt's retry is not waited for: the job is reported `queued` with its reason and
+   * the time of its next attempt, which a running service makes.
+   */
+  async scoreTrips(
+    tripIds: readonly string[],
+    options: { onProgress?: (settled: number) => void } = {},
+  ): Promise<JobOutcome[]> {
+    const open = new Set(tripIds);
+    const settled = new Map<string, JobOutcome>();
+    while (open.size > 0) {
+      let claimed = 0;
+      const ids = [...open];
+      for (let i = 0; i < ids.length; i += CLAIM_CHUNK) {
+        const chunk = ids.slice(i, i + CLAIM_CHUNK);
+        for (;;) {
+          const n = await this.runOnce({ tripIds: chunk });
+          if (n === 0) break;
+          claimed += n;
+        }
+      }
+      const nowMs = this.#clock();
+      const found = new Set<string>();
+      for (let i = 0; i < ids.length; i += CLAIM_CHUNK) {
+        const rows = await this.#db.db
+          .selectFrom('trip_uploads')
+          .select(['trip_id', 'status', 'attempts', 'last_error', 'next_attempt_at_ms'])
+          .where('trip_id', 'in', ids.slice(i, i + CLAIM_CHUNK))
+          .execute();
+        for (const row of rows) {
+          found.add(row.trip_id);
+          const due = Number(row.next_attempt_at_ms) <= nowMs;
+          // Still runnable (another claimer got there first and let go, or a lease just expired), or
+          // leased by another worker: stays open.
+          if (row.status === 'scoring' || (row.status === 'queued' && due)) continue;
+          open.delete(row.trip_id);
+          settled.set(row.trip_id, {
+            tripId: row.trip_id,
+            status: row.status,
+            attempts: Number(row.attempts),
+            reason: row.status === 'scored' ? null : row.last_error,
+            nextAttemptAtMs: row.status === 'queued' ? Number(row.next_attempt_at_ms) : null,
+          });
+        }
+      }
+      for (const id of ids) {
+        if (found.has(id)) continue;
+        open.delete(id);
+        settled.set(id, { tripId: id, status: 'absent', attempts: 0, reason: null, nextAttemptAtMs: null });
+      }
+      options.onProgress?.(settled.size);
+      if (open.size > 0 && claimed === 0) await new Promise((resolve) => setTimeout(resolve, this.#pollMs));
+    }
+    return tripIds.map((id) => settled.get(id)!);
   }
 
   /** Processes jobs until none is runnable (for the CLI and tests). */

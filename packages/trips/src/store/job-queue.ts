@@ -15,13 +15,19 @@ export interface ClaimedJob {
   attempts: number;
 }
 
-/** Takes up to `limit` runnable jobs (queued and due, or leased and expired) for `owner`. */
+/**
+ * Takes up to `limit` runnable jobs (queued and due, or leased and expired) for `owner`; with `tripIds`,
+ * only among those (an import scoring what it stored, and nobody else's uploads). The same lease and
+ * SKIP LOCKED rules apply, so a running service and the importer never hold one job at once.
+ */
 export async function claimJobs(
   db: Kysely<TripsSchema>,
-  options: { owner: string; limit: number; leaseMs: number; nowMs: number },
+  options: { owner: string; limit: number; leaseMs: number; nowMs: number; tripIds?: readonly string[] },
 ): Promise<ClaimedJob[]> {
   const pg = dialectOf(db) === 'postgres';
   const lock = pg ? sql`for update skip locked` : sql``;
+  if (options.tripIds?.length === 0) return [];
+  const only = options.tripIds ? sql`and trip_id in (${sql.join(options.tripIds)})` : sql``;
   const result = await sql<{ trip_id: string; attempts: number }>`
     update trip_uploads
        set status = 'scoring',
@@ -31,6 +37,7 @@ export async function claimJobs(
      where trip_id in (
        select trip_id from trip_uploads
         where status in ('queued', 'scoring') and next_attempt_at_ms <= ${options.nowMs}
+          ${only}
         order by next_attempt_at_ms
         limit ${options.limit}
         ${lock}
