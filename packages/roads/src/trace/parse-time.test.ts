@@ -52,6 +52,13 @@ describe('parseTime', () => {
     }
   });
 
+  it('refuses days that do not exist instead of rolling them into the next month', () => {
+    for (const text of ['2026-02-29', '2026-02-30T10:00:00Z', '2026-04-31 08:00:00+02', '2026-13-01T00:00:00Z']) {
+      expect(parseTime(text), text).toBeNaN();
+    }
+    expect(parseTime('2028-02-29T10:00:00Z')).toBe(Date.UTC(2028, 1, 29, 10));
+  });
+
   it('reads numbers and digit strings as epoch seconds or milliseconds', () => {
     expect(parseTime(T)).toBe(T);
     expect(parseTime(T / 1000)).toBe(T);

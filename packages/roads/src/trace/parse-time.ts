@@ -18,9 +18,12 @@ export function parseTime(value: unknown): number {
   const iso = ISO_8601.exec(text);
   if (!iso) return Number.NaN;
   const [, date, time, zone] = iso;
+  // Date.parse rolls an impossible day over (2026-02-30 is read as March 2): refuse it instead.
+  const midnight = Date.parse(date!);
+  if (!Number.isFinite(midnight) || new Date(midnight).toISOString().slice(0, 10) !== date) return Number.NaN;
   // Date.parse reads a date alone as UTC midnight, and a date-time in ECMAScript's own form, whose offset is
   // always `±hh:mm`: the other two spellings are rewritten to it (and its range, up to 23:59, checked by it).
-  if (time === undefined) return Date.parse(date!);
+  if (time === undefined) return midnight;
   return Date.parse(`${date}T${time}${zone === undefined ? 'Z' : offset(zone)}`);
 }
 
