@@ -408,11 +408,12 @@ waited for. Then one line counts this import's trips (scored, failed, waiting fo
 scored is listed with its file, its place in the file, its trip id and the reason. A trip waiting for a
 retry gets it from a running \`trips serve\`; a failed one can be queued again with \`trips queue retry\`.
 
-Exit status: 0 when every file had a trip imported (or already stored) and every trip imported by this run
-was scored. 1 when a file had no trip imported (unreadable, or all its trips rejected), or when a trip
-imported by this run was not scored (it failed, or waits for a retry): the other files and trips are
-imported and scored all the same, and one line on stderr says what went wrong. Importing the same files
-again reports duplicates and scores nothing, so this run's status is the one that tells.`,
+Exit status: 0 when every trip of every file was imported (or already stored) and every trip imported by
+this run was scored. 1 when a file had no trip imported (unreadable, or all its trips rejected), when a
+trip was rejected, or when a trip imported by this run was not scored (it failed, or waits for a retry):
+the other files and trips are imported and scored all the same, and one line on stderr says what went
+wrong. Importing the same files again reports duplicates and scores nothing, so this run's status is the
+one that tells.`,
   )
   .action((files: string[], opts: { fleet: string; vehicle?: string; driver?: string; score: boolean; env: string }) =>
     withDatabase(opts.env, async (db) => {
@@ -460,6 +461,13 @@ again reports duplicates and scores nothing, so this run's status is the one tha
       // Like cp with several files: the others were imported, and the status still says one failed.
       else if (failedFiles > 0) {
         problems.push(`${failedFiles} of ${files.length} files had no trip imported (see the rejections above)`);
+      }
+      // Rejected trips of files that had others imported (a file with none is counted above).
+      const rejected = summaries
+        .filter((s) => s.imported + s.duplicates > 0)
+        .reduce((n, s) => n + s.rejected.length, 0);
+      if (rejected > 0) {
+        problems.push(`${rejected} trip${rejected === 1 ? ' was' : 's were'} rejected (see the rejections above)`);
       }
       if (unscored > 0) {
         problems.push(

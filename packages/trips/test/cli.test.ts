@@ -57,6 +57,24 @@ describe('admin CLI (npx trips)', () => {
     expect(partial.stdout).toContain('trip.ndjson: 0 imported, 1 duplicate, 0 rejected');
     expect(partial.stdout).toContain('broken.gpx: 0 imported, 0 duplicates, 1 rejected');
     expect(partial.stderr).toContain('trips: 1 of 2 files had no trip imported (see the rejections above)');
+    // A file with one good trip and one bad one: the good one is imported, and the status still says one failed.
+    const mixed = path.join(dataDir, 'mixed.ndjson');
+    const second = scorableTrip({ startMs: Date.UTC(2026, 10, 4, 7), vehicle: 'CL-42', seed: 4 });
+    writeFileSync(
+      mixed,
+      [
+        JSON.stringify({ type: 'header', clientTripId: 'cli-trip-0002' }),
+        ...second.samples.map((s) => JSON.stringify(s)),
+        JSON.stringify({ type: 'header', clientTripId: 'cli-trip-0003' }),
+        ...second.samples.map((s) => JSON.stringify({ ...s, lat: 95 })),
+      ].join('\n'),
+    );
+    const someRejected = await trips('import', mixed, '--fleet', 'fleet_cli', '--vehicle', 'CL-42', '--no-score').catch(
+      (e) => e,
+    );
+    expect(someRejected.code).toBe(1);
+    expect(someRejected.stdout).toContain('mixed.ndjson: 1 imported, 0 duplicates, 1 rejected');
+    expect(someRejected.stderr).toContain('trips: 1 trip was rejected (see the rejections above)');
 
     let scoredTripId = '';
     const list = await trips('tokens', 'list', '--json');
