@@ -364,10 +364,16 @@ export class MenusController extends RestController {
       });
     }
     const changes: Partial<Term> = {};
-    const name = typeof request.get('name') === 'string' ? sanitizeNameField(request.get('name')) : '';
-    if (name !== '' && name !== term.name) {
-      await this.assertNameFree(name, term.id);
-      changes.name = name;
+    const typed = request.get('name');
+    if (typeof typed === 'string') {
+      // A menu is a term: wp_update_nav_menu_object() passes the name on to wp_update_term(), which refuses
+      // one that is empty once sanitized (WordPress sends it without a status, so 500; 400 here).
+      const name = sanitizeNameField(typed);
+      if (name === '') throw new RestError('empty_term_name', 'A name is required for this term.', { status: 400 });
+      if (name !== term.name) {
+        await this.assertNameFree(name, term.id);
+        changes.name = name;
+      }
     }
     const description = request.get('description');
     if (typeof description === 'string') changes.description = ksesData(description);
