@@ -51,6 +51,25 @@ export function sanitizeUserEmail(value: string): string {
   return ksesData(value.trim());
 }
 
+/** PHP's empty() for an optional string: absent, '' or '0'. */
+export function phpEmpty(value: string | undefined | null): value is '' | '0' | undefined | null {
+  return value === undefined || value === null || value === '' || value === '0';
+}
+
+/**
+ * The display name wp_insert_user() gives a new user who has none: "First Last" from the (already
+ * filtered) first and last names, or the one that is not empty, else the login. An update without a
+ * display name gets the login instead (WordPress recomputes nothing from the names then).
+ */
+export function defaultDisplayName(login: string, firstName: string, lastName: string): string {
+  const first = !phpEmpty(firstName);
+  const last = !phpEmpty(lastName);
+  if (first && last) return `${firstName} ${lastName}`;
+  if (first) return firstName;
+  if (last) return lastName;
+  return login;
+}
+
 /** A nicename not used by another user (wp_insert_user's `-2`, `-3` suffixes). */
 async function uniqueNicename(ctx: CmsContext, base: string, exceptId?: number): Promise<string> {
   let candidate = base;
@@ -87,6 +106,10 @@ export async function createUser(ctx: CmsContext, input: NewUser): Promise<User>
     throw new RestError('user_nicename_too_long', 'Nicename may not be longer than 50 characters.');
   const nicename = await uniqueNicename(ctx, nicenameBase);
   const defaultRole = String(await ctx.options.get('default_role', 'subscriber'));
+  // wp_insert_user(): empty values (PHP's empty(): '' and '0') fall back; names are stored escaped by the
+  // pre_user_* save filters ("A & B" as "A &amp; B").
+  const firstName = sanitizeNameField(phpEmpty(input.firstName) ? '' : input.firstName);
+  const lastName = sanitizeNameField(phpEmpty(input.lastName) ? '' : input.lastName);
   const id = await ctx.users.insert({
     login,
     pass_hash: await hashPassword(input.password),
@@ -94,11 +117,12 @@ export async function createUser(ctx: CmsContext, input: NewUser): Promise<User>
     email,
     url: input.url === undefined ? '' : sanitizeUserUrl(input.url),
     registered: mysqlDate(ctx.now()),
-    // The pre_user_* save filters: names are stored escaped ("A & B" as "A &amp; B").
-    display_name: sanitizeNameField(input.displayName ?? login),
-    first_name: sanitizeNameField(input.firstName ?? ''),
-    last_name: sanitizeNameField(input.lastName ?? ''),
-    nickname: sanitizeNameField(input.nickname ?? login),
+    display_name: sanitizeNameField(
+      phpEmpty(input.displayName) ? defaultDisplayName(login, firstName, lastName) : input.displayName,
+    ),
+    first_name: firstName,
+    last_name: lastName,
+    nickname: sanitizeNameField(phpEmpty(input.nickname) ? login : input.nickname),
     description: input.description ?? '',
     locale: input.locale ?? '',
     roles: input.roles && input.roles.length > 0 ? input.roles : [defaultRole],

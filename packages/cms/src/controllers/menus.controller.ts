@@ -3,7 +3,7 @@
  * with their theme `locations` and `auto_add` flag. Deleting a menu deletes its items.
  */
 
-import { ksesData, sanitizeNameField } from '../content/render/kses.ts';
+import { ksesData, sanitizeNameField, specialChars } from '../content/render/kses.ts';
 import { sanitizeTitle } from '../content/slugs.ts';
 import { getTaxonomy, type TaxonomyDef } from '../core/taxonomies.ts';
 import type { Term, TermQuery } from '../db/terms-repository.ts';
@@ -282,15 +282,23 @@ export class MenusController extends RestController {
     return this.prepareItemForResponse(await this.getMenu(request.get('id')), request);
   }
 
-  /** `wp_update_nav_menu_object()`'s name rule: menu names are unique. */
-  private async assertNameFree(name: string, exceptId: number): Promise<void> {
+  /**
+   * `wp_update_nav_menu_object()`'s name rule: menu names are unique. `typed` is the name as the request
+   * gave it (after sanitize_text_field): WordPress's message shows it slashed (the REST controller passes
+   * wp_slash()ed data) and then esc_html()ed, in `<strong>`. A create adds the clash's id to the error (as
+   * `term_id` and in `additional_data`); an update does not (WordPress then sends it without a status, so
+   * 500; 400 here).
+   */
+  private async assertNameFree(name: string, typed: string, exceptId: number): Promise<void> {
     const clash = await this.ctx.terms.findByName('nav_menu', name);
     if (clash && clash.id !== exceptId) {
-      throw new RestError(
-        'menu_exists',
-        `The menu name ${name} conflicts with another menu name. Please try another.`,
-        { status: 400, term_id: clash.id },
-      );
+      const slashed = typed.replace(/[\\'"]/g, '\\$&').replaceAll('\u0000', '\\0');
+      const shown = specialChars(slashed, true);
+      const message = `The menu name <strong>${shown}</strong> conflicts with another menu name. Please try another.`;
+      if (exceptId !== 0) throw new RestError('menu_exists', message, { status: 400 });
+      const error = new RestError('menu_exists', message, { status: 400, term_id: clash.id });
+      error.additionalData = [clash.id];
+      throw error;
     }
   }
 
@@ -313,7 +321,7 @@ export class MenusController extends RestController {
     // A menu is a term: its name is stored escaped, as pre_term_name leaves it.
     const name = sanitizeNameField(request.get('name') ?? '');
     if (name === '') throw new RestError('empty_term_name', 'A name is required for this term.', { status: 400 });
-    await this.assertNameFree(name, 0);
+    await this.assertNameFree(name, String(request.get('name') ?? ''), 0);
     const requested = request.get<string>('slug');
     if (requested && (await this.ctx.terms.findBySlug('nav_menu', requested))) {
       throw new RestError('duplicate_term_slug', `The slug “${requested}” is already in use by another term.`, {
@@ -364,10 +372,16 @@ export class MenusController extends RestController {
       });
     }
     const changes: Partial<Term> = {};
-    const name = typeof request.get('name') === 'string' ? sanitizeNameField(request.get('name')) : '';
-    if (name !== '' && name !== term.name) {
-      await this.assertNameFree(name, term.id);
-      changes.name = name;
+    const typed = request.get('name');
+    if (typeof typed === 'string') {
+      // A menu is a term: wp_update_nav_menu_object() passes the name on to wp_update_term(), which refuses
+      // one that is empty once sanitized (WordPress sends it without a status, so 500; 400 here).
+      const name = sanitizeNameField(typed);
+      if (name === '') throw new RestError('empty_term_name', 'A name is required for this term.', { status: 400 });
+      if (name !== term.name) {
+        await this.assertNameFree(name, typed, term.id);
+        changes.name = name;
+      }
     }
     const description = request.get('description');
     if (typeof description === 'string') changes.description = ksesData(description);

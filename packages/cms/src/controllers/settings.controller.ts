@@ -3,6 +3,7 @@
  * show_in_rest (register_initial_settings, WordPress 6.1).
  * @wp 6.1
  */
+import { sanitizeOption } from '../core/sanitize-option.ts';
 import { writeTransaction } from '../db/write-transaction.ts';
 import type { CmsContext } from '../module.ts';
 import { RestController } from '../rest/controller.ts';
@@ -184,8 +185,13 @@ export class SettingsController extends RestController {
             { status: 500 },
           );
         }
+        changes.push({ option: def.option, value });
+        continue;
       }
-      changes.push({ option: def.option, value });
+      // update_option() runs sanitize_option(): escapes the title and tagline, and so on; a value it
+      // refuses leaves the stored one.
+      const sanitized = sanitizeOption(def.option, value);
+      if (!sanitized.keep) changes.push({ option: def.option, value: sanitized.value });
     }
     if (changes.length > 0) {
       await writeTransaction(this.ctx.db, async (trx) => {

@@ -368,7 +368,14 @@ export class TermsController extends RestController {
     const parent = await this.checkParent(request);
     const changes: Partial<Term> = {};
     const name = request.get('name');
-    if (typeof name === 'string' && sanitizeNameField(name) !== '') changes.name = sanitizeNameField(name);
+    if (typeof name === 'string') {
+      // wp_update_term() refuses a name that is empty once sanitized (WordPress sends it without a status, so
+      // 500; bad input answers 400 here, as on create).
+      changes.name = sanitizeNameField(name);
+      if (changes.name === '') {
+        throw new RestError('empty_term_name', 'A name is required for this term.', { status: 400 });
+      }
+    }
     const description = request.get('description');
     if (typeof description === 'string') changes.description = ksesData(description);
     if (parent !== undefined) {

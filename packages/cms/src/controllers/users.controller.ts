@@ -9,6 +9,7 @@ import {
   createUser,
   deleteUser,
   isValidUsername,
+  phpEmpty,
   sanitizeUserEmail,
   sanitizeUserUrl,
   uniqueNicename,
@@ -608,11 +609,15 @@ export class UsersController extends RestController {
       if (v !== undefined && v !== null) changes[key] = map(v);
     };
     set('email', 'email', (v) => sanitizeUserEmail(String(v)));
-    // The pre_user_* save filters: names are stored escaped ("A & B" as "A &amp; B").
-    set('display_name', 'name', sanitizeNameField);
-    set('first_name', 'first_name', sanitizeNameField);
-    set('last_name', 'last_name', sanitizeNameField);
-    set('nickname', 'nickname', sanitizeNameField);
+    // The pre_user_* save filters: names are stored escaped ("A & B" as "A &amp; B"). wp_insert_user() on an
+    // update: an empty (PHP's empty()) display name or nickname becomes the login, an empty first or last
+    // name ''; the display name is not recomputed from the first and last names.
+    const orLogin = (v: unknown) => sanitizeNameField(phpEmpty(String(v)) ? user.login : v);
+    const orEmpty = (v: unknown) => sanitizeNameField(phpEmpty(String(v)) ? '' : v);
+    set('display_name', 'name', orLogin);
+    set('first_name', 'first_name', orEmpty);
+    set('last_name', 'last_name', orEmpty);
+    set('nickname', 'nickname', orLogin);
     set('description', 'description', (v) => ksesData(String(v)));
     set('url', 'url', sanitizeUserUrl);
     set('locale', 'locale');

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { escapeHtml, escapeUrl } from './html.ts';
+import { decodeHtmlEntities, escapeHtml, escapeUrl } from './html.ts';
 
 /** What the site knows about a post it is asked to embed. */
 export interface EmbeddablePost {
@@ -73,7 +73,7 @@ export function postEmbedHtml(post: EmbeddablePost, site: EmbeddingSite, width: 
     .slice(0, 10)
     .padEnd(10, 'x');
   const src = `${postEmbedUrl(post.permalink)}#?secret=${secret}`;
-  const title = `&#8220;${post.titleHtml}&#8221; &#8212; ${escapeHtml(site.name)}`;
+  const title = `&#8220;${post.titleHtml}&#8221; &#8212; ${escapeHtml(decodeHtmlEntities(site.name))}`;
   return (
     `<blockquote class="cms-embedded-content" data-secret="${secret}"><a href="${escapeUrl(post.permalink)}">${post.titleHtml}</a></blockquote>` +
     `<iframe sandbox="allow-scripts" security="restricted" src="${escapeUrl(src)}" width="${width}" height="${height}" title="${title.replace(/"/g, '&quot;')}" data-secret="${secret}" frameborder="0" marginwidth="0" marginheight="0" scrolling="no" class="cms-embedded-content"></iframe>` +

@@ -91,10 +91,10 @@ ${item.contentHtml !== undefined ? `		<content:encoded>${cdata(item.contentHtml)
 	>
 
 <channel>
-	<title>${rssTitle(escXml(channel.title))}</title>
+	<title>${rssTitle(escXml(decodeHtmlEntities(channel.title)))}</title>
 	<atom:link href="${escXml(channel.selfUrl)}" rel="self" type="application/rss+xml" />
 	<link>${escXml(channel.link)}</link>
-	<description>${escXml(channel.description)}</description>
+	<description>${escXml(decodeHtmlEntities(channel.description))}</description>
 	<lastBuildDate>${channel.lastBuildDate}</lastBuildDate>
 	<language>${escXml(channel.language)}</language>
 	<sy:updatePeriod>
