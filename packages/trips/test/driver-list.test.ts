@@ -1,13 +1,12 @@
 import { testDialects } from '@svc/platform/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApiApp } from '../src/api/build-api-app.ts';
 import { createApiToken } from '../src/store/api-tokens.ts';
 import { createDriver } from '../src/store/drivers.ts';
 import { createFleet } from '../src/store/fleets.ts';
 import { TRIPS_MIGRATION_TABLE, tripsMigrations } from '../src/store/migrations.ts';
 import { claimEnvironment, type TripsDatabase } from '../src/store/open-trips-database.ts';
-import { buildWorld, quietLogger, type World } from './fixtures/world.ts';
+import { buildWorld, sandboxApiApp, type World } from './fixtures/world.ts';
 
 type Item = {
   driverId: string;
@@ -51,13 +50,7 @@ describe.each(testDialects())('driver list on $label', (dialect) => {
         echoDrivers.push(driverId);
       }
       echoToken = (await createApiToken(database.db, { environment: 'sandbox', fleets: ['fleet_echo'] })).secret;
-      app = await buildApiApp({
-        environment: 'sandbox',
-        database,
-        logger: quietLogger(),
-        clock: () => nowMs,
-        rateLimit: { perMinute: 1e6 },
-      });
+      app = await sandboxApiApp(database, nowMs);
     });
     afterAll(async () => {
       await app?.close();

@@ -1,11 +1,10 @@
 import { testDialects } from '@svc/platform/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApiApp } from '../src/api/build-api-app.ts';
 import { createDriver } from '../src/store/drivers.ts';
 import { TRIPS_MIGRATION_TABLE, tripsMigrations } from '../src/store/migrations.ts';
 import { claimEnvironment, type TripsDatabase } from '../src/store/open-trips-database.ts';
-import { buildWorld, quietLogger, type World } from './fixtures/world.ts';
+import { buildWorld, sandboxApiApp, type World } from './fixtures/world.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -35,13 +34,7 @@ describe.each(testDialects())('driver profile on $label', (dialect) => {
         await createDriver(database.db, { fleetId, driverId: 'drv-shared', name: `Shared of ${fleetId}` });
       }
       await createDriver(database.db, { fleetId: 'fleet_alpha', driverId: 'drv-idle', name: 'Idle Driver' });
-      app = await buildApiApp({
-        environment: 'sandbox',
-        database,
-        logger: quietLogger(),
-        clock: () => nowMs,
-        rateLimit: { perMinute: 1e6 },
-      });
+      app = await sandboxApiApp(database, nowMs);
     });
     afterAll(async () => {
       await app?.close();

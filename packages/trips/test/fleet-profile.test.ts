@@ -1,7 +1,6 @@
 import { testDialects } from '@svc/platform/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApiApp } from '../src/api/build-api-app.ts';
 import { tierOf } from '../src/scoring/tiers.ts';
 import { createApiToken } from '../src/store/api-tokens.ts';
 import { createDriver } from '../src/store/drivers.ts';
@@ -9,7 +8,7 @@ import { createFleet } from '../src/store/fleets.ts';
 import { TRIPS_MIGRATION_TABLE, tripsMigrations } from '../src/store/migrations.ts';
 import { claimEnvironment, type TripsDatabase } from '../src/store/open-trips-database.ts';
 import { createVehicle } from '../src/store/vehicles.ts';
-import { buildWorld, quietLogger, type World } from './fixtures/world.ts';
+import { buildWorld, sandboxApiApp, type World } from './fixtures/world.ts';
 
 type Item = Record<string, unknown> & {
   fleetId: string;
@@ -85,13 +84,7 @@ describe.each(testDialects())('fleet risk profiles on $label', (dialect) => {
           admin: true,
         })
       ).secret;
-      app = await buildApiApp({
-        environment: 'sandbox',
-        database,
-        logger: quietLogger(),
-        clock: () => nowMs,
-        rateLimit: { perMinute: 1e6 },
-      });
+      app = await sandboxApiApp(database, nowMs);
     });
     afterAll(async () => {
       await app?.close();
