@@ -144,6 +144,15 @@ describe.each(testDialects())('read API on $label', (dialect) => {
       const from = new Date(Date.now() - 10 * 86_400_000);
       const recent = (await get(`/v1/trips?from=${from.toISOString()}&limit=100`, token)).json();
       expect(recent.pagination.total).toBe(all.filter((t) => Date.parse(t.startDate) >= from.getTime()).length);
+      // The same instant with its offset written in each ISO 8601 spelling (+05:30, +0530; +05 an hour apart).
+      const local = new Date(from.getTime() + 5.5 * 3_600_000).toISOString().slice(0, 19);
+      for (const offset of ['%2B05:30', '%2B0530']) {
+        const same = (await get(`/v1/trips?from=${local}${offset}&limit=100`, token)).json();
+        expect(same.pagination?.total, offset).toBe(recent.pagination.total);
+      }
+      const hourOnly = new Date(from.getTime() + 5 * 3_600_000).toISOString().slice(0, 19);
+      const sameHour = (await get(`/v1/trips?from=${hourOnly}%2B05&limit=100`, token)).json();
+      expect(sameHour.pagination?.total).toBe(recent.pagination.total);
     });
 
     it('serves the vehicle profile with a roster under "vehicle"', async () => {
@@ -177,6 +186,9 @@ describe.each(testDialects())('read API on $label', (dialect) => {
         // An impossible day is refused in a date-time too, not rolled over into the next month.
         ['/v1/trips?from=2026-02-29T08:00:00Z', 'from must be an ISO 8601'],
         ['/v1/trips?to=2026-11-31T00:00:00%2B01:00', 'to must be an ISO 8601'],
+        ['/v1/trips?to=2026-11-20T00:00:00%2B1', 'to must be an ISO 8601'],
+        ['/v1/trips?to=2026-11-20T00:00:00%2B24:00', 'to must be an ISO 8601'],
+        ['/v1/trips?to=2026-11-20T00:00:00%2B0260', 'to must be an ISO 8601'],
         // An offset's '+' not percent-encoded arrives as a space: the message says how to send it.
         ['/v1/trips?from=2026-11-20T08:00:00+01:00', 'a "+" in a URL must be sent as %2B'],
         ['/v1/trips/not-a-trip', 'malformed trip id'],

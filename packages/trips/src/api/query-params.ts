@@ -20,7 +20,8 @@ export const WINDOW_DAYS_MAX = 365;
 const DAY_MS = 86_400_000;
 const INTEGER = /^(0|[1-9][0-9]{0,15})$/;
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+// A zone is `Z` or an offset in any of ISO 8601's spellings, `±hh:mm`, `±hhmm` or `±hh`, as trace files are read.
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}(:?\d{2})?)$/;
 
 type Query = Record<string, unknown>;
 
@@ -74,7 +75,8 @@ function instant(query: Query, name: 'from' | 'to'): number | undefined {
     if (name === 'to') ms += DAY_MS;
   } else if (DATE_TIME.test(raw) && Number.isFinite(utcMidnight(raw.slice(0, 10)))) {
     // The date part is checked on its own: Date.parse rolls an impossible day over (2026-02-30 -> March 2).
-    ms = Date.parse(raw);
+    // Date.parse reads only `±hh:mm` offsets: the other spellings are rewritten to it first.
+    ms = Date.parse(raw.replace(/([+-])(\d{2}):?(\d{2})?$/, (_m, sign, hh, mm) => `${sign}${hh}:${mm ?? '00'}`));
   }
   if (!Number.isFinite(ms)) {
     // A '+' written into a URL as it is arrives as a space (form encoding): say so, it is the usual cause.
