@@ -155,6 +155,15 @@ export function parseVehicleQuery(query: Query): { windowDays: number } {
   return { windowDays: integer(query, 'window', WINDOW_DAYS_MIN, WINDOW_DAYS_MAX, WINDOW_DAYS_DEFAULT) };
 }
 
+/** `page`, `limit` and `window` of the summary lists (vehicles, drivers, fleets), each checked. */
+function pagedWindow(query: Query): { page: number; limit: number; windowDays: number } {
+  return {
+    page: integer(query, 'page', 1, PAGE_MAX, PAGE_DEFAULT),
+    limit: integer(query, 'limit', LIMIT_MIN, LIMIT_MAX, LIMIT_DEFAULT),
+    windowDays: integer(query, 'window', WINDOW_DAYS_MIN, WINDOW_DAYS_MAX, WINDOW_DAYS_DEFAULT),
+  };
+}
+
 export interface VehicleListQuery {
   page: number;
   limit: number;
@@ -186,9 +195,7 @@ export function parseVehicleListQuery(query: Query): VehicleListQuery {
     machineTypes = [...types];
   }
   return {
-    page: integer(query, 'page', 1, PAGE_MAX, PAGE_DEFAULT),
-    limit: integer(query, 'limit', LIMIT_MIN, LIMIT_MAX, LIMIT_DEFAULT),
-    windowDays: integer(query, 'window', WINDOW_DAYS_MIN, WINDOW_DAYS_MAX, WINDOW_DAYS_DEFAULT),
+    ...pagedWindow(query),
     sort,
     tiers: tierList(query),
     machineTypes,
@@ -210,9 +217,7 @@ export function parseDriverListQuery(query: Query): DriverListQuery {
   checkNames(query, DRIVER_LIST_PARAMETERS);
   const sort = sortParam<DriverSort>(query, DRIVER_SORTS, 'driverId');
   return {
-    page: integer(query, 'page', 1, PAGE_MAX, PAGE_DEFAULT),
-    limit: integer(query, 'limit', LIMIT_MIN, LIMIT_MAX, LIMIT_DEFAULT),
-    windowDays: integer(query, 'window', WINDOW_DAYS_MIN, WINDOW_DAYS_MAX, WINDOW_DAYS_DEFAULT),
+    ...pagedWindow(query),
     sort,
     tiers: tierList(query),
   };
@@ -232,9 +237,7 @@ export function parseFleetListQuery(query: Query): FleetListQuery {
   checkNames(query, FLEET_LIST_PARAMETERS);
   const sort = sortParam<FleetSort>(query, FLEET_SORTS, 'name');
   return {
-    page: integer(query, 'page', 1, PAGE_MAX, PAGE_DEFAULT),
-    limit: integer(query, 'limit', LIMIT_MIN, LIMIT_MAX, LIMIT_DEFAULT),
-    windowDays: integer(query, 'window', WINDOW_DAYS_MIN, WINDOW_DAYS_MAX, WINDOW_DAYS_DEFAULT),
+    ...pagedWindow(query),
     sort,
   };
 }
