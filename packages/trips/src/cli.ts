@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { connectRedis, createLogger, describeConfig, loadConfig, runCli } from '@svc/platform';
 import { Command, Option } from 'commander';
-import { parseExpiry, printRows } from './cli/output.ts';
+import { parseDays, parseExpiry, printRows } from './cli/output.ts';
 import { type TripsConfig, tripsConfigSpec } from './config.ts';
 import { ENVIRONMENTS, type Environment, parseEnvironment } from './environment.ts';
 import { createApiToken, listApiTokens, revokeApiToken } from './store/api-tokens.ts';
@@ -11,6 +11,7 @@ import { createDriver, listDrivers } from './store/drivers.ts';
 import { createFleet, listFleets, requireFleet } from './store/fleets.ts';
 import { createIngestKey, listIngestKeys, revokeIngestKey } from './store/ingest-keys.ts';
 import { queueCounts, requeue } from './store/job-queue.ts';
+import { deleteLocationData, driverDataCounts, eraseDriver } from './store/location-data.ts';
 import { openTripsDatabase, type TripsDatabase } from './store/open-trips-database.ts';
 import { createVehicle, listVehicles, requireVehicle } from './store/vehicles.ts';
 
@@ -58,6 +59,7 @@ async function withDatabase<T>(env: string, work: (db: TripsDatabase, environmen
 }
 
 const err = (text: string) => process.stderr.write(`${text}\n`);
+const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 const program = new Command('trips')
   .description(
@@ -268,6 +270,58 @@ drivers
     withDatabase(opts.env, async (db) =>
       printRows((await listDrivers(db.db, { fleetId: opts.fleet })) as never, { json: opts.json }),
     ),
+  );
+
+drivers
+  .command('erase')
+  .description(
+    "erase a driver's personal data: their trips lose GPS telemetry and routes and no longer name them (scores stay, as trips without a driver), trips not yet scored are dropped, and the registration goes",
+  )
+  .requiredOption('--fleet <fleetId>', 'fleet')
+  .requiredOption('--id <driverId>', 'driver id')
+  .option('--dry-run', 'only count what would be erased')
+  .addOption(envOption())
+  .action((opts: { fleet: string; id: string; dryRun?: boolean; env: string }) =>
+    withDatabase(opts.env, async (db) => {
+      if (opts.dryRun) {
+        const c = await driverDataCounts(db.db, { fleetId: opts.fleet, driverId: opts.id });
+        process.stdout.write(
+          `would erase driver ${opts.id} of ${opts.fleet}: ${plural(c.trips, 'trip')} (${c.unscored} not yet scored) to unlink, with their telemetry and routes; registration ${c.registered ? 'to delete' : 'already gone'}; nothing changed\n`,
+        );
+        return;
+      }
+      const r = await eraseDriver(db.db, { fleetId: opts.fleet, driverId: opts.id, nowMs: Date.now() });
+      process.stdout.write(
+        `erased driver ${opts.id} of ${opts.fleet}: ${plural(r.trips, 'trip')} unlinked, with their telemetry and routes deleted (${r.unscored} not yet scored, dropped); registration ${r.registrationDeleted ? 'deleted' : 'already gone'}\n`,
+      );
+    }),
+  );
+
+const locations = program
+  .command('locations')
+  .description('location data of trips (GPS telemetry and routes), which retention deletes while scores stay');
+locations
+  .command('purge')
+  .description(
+    'delete the telemetry and routes of trips that started more than --older-than ago; scores, breakdowns and summaries stay (TRIPS_LOCATION_RETENTION_DAYS makes `serve` do this every hour)',
+  )
+  .requiredOption('--older-than <days>', 'age of the trips whose location data goes: 180, 180d or 26w')
+  .option('--fleet <fleetId>', 'only this fleet')
+  .option('--dry-run', 'only count what would be deleted')
+  .addOption(envOption())
+  .action((opts: { olderThan: string; fleet?: string; dryRun?: boolean; env: string }) =>
+    withDatabase(opts.env, async (db) => {
+      const days = parseDays(opts.olderThan, '--older-than');
+      const nowMs = Date.now();
+      const beforeMs = nowMs - days * 86_400_000;
+      const r = await deleteLocationData(db.db, { beforeMs, nowMs, fleetId: opts.fleet, dryRun: opts.dryRun ?? false });
+      const before = new Date(beforeMs).toISOString();
+      process.stdout.write(
+        opts.dryRun
+          ? `would delete the telemetry of ${plural(r.uploads, 'upload')} started before ${before} and the routes of ${plural(r.trips, 'scored trip')}; nothing changed\n`
+          : `deleted the telemetry of ${plural(r.uploads, 'upload')} started before ${before} and the routes of ${plural(r.trips, 'scored trip')}; their scores stay\n`,
+      );
+    }),
   );
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -561,6 +615,11 @@ program
         process.stdout.write(
           `${result.resumed ? 'resumed run' : 'run'} ${result.runId} (model ${result.modelVersion}): ${result.rescored} rescored, ${result.failed} not scorable\n`,
         );
+        if (result.keptWithoutTelemetry > 0) {
+          process.stdout.write(
+            `${plural(result.keptWithoutTelemetry, 'trip')} not rescored, the score staying as it was: location data deleted (retention or a driver's erasure)\n`,
+          );
+        }
       } finally {
         bar.stop();
         await scorer.close();
@@ -604,14 +663,19 @@ queue
       // Ids given that were not failed uploads: say what they are, and fail for ids that do not exist.
       const found = await db.db
         .selectFrom('trip_uploads')
-        .select(['trip_id', 'status'])
+        .select(['trip_id', 'status', 'telemetry_deleted_at_ms'])
         .where('trip_id', 'in', tripIds)
         .execute();
-      const status = new Map(found.map((r) => [r.trip_id, r.status]));
+      const status = new Map(found.map((r) => [r.trip_id, r]));
       const unknown = tripIds.filter((id) => !status.has(id));
       for (const id of tripIds) {
-        const s = status.get(id);
-        if (s !== undefined && s !== 'queued') process.stdout.write(`  ${id} is ${s}, not failed: left as it is\n`);
+        const row = status.get(id);
+        if (row === undefined || row.status === 'queued') continue;
+        if (row.telemetry_deleted_at_ms !== null) {
+          process.stdout.write(`  ${id} is ${row.status} and its telemetry was deleted: it cannot be scored again\n`);
+        } else {
+          process.stdout.write(`  ${id} is ${row.status}, not failed: left as it is\n`);
+        }
       }
       if (unknown.length > 0) throw new Error(`no upload ${unknown.join(', ')} in the ${opts.env} store`);
     }),

@@ -101,6 +101,18 @@ export const tripsConfigSpec = {
   sandboxSeedTrips: env('TRIPS_SANDBOX_SEED_TRIPS', nonNegativeInt(300), {
     doc: 'Simulated trips sent through ingest into an empty sandbox at first start (0: none)',
   }),
+  locationRetentionDays: env(
+    'TRIPS_LOCATION_RETENTION_DAYS',
+    z.coerce
+      .number({ error: 'must be a whole number of days from 1 to 36500' })
+      .int({ error: 'must be a whole number of days from 1 to 36500' })
+      .min(1, { error: 'must be a whole number of days from 1 to 36500' })
+      .max(36_500, { error: 'must be a whole number of days from 1 to 36500' })
+      .optional(),
+    {
+      doc: 'Days the GPS telemetry and routes of a trip are kept; scores stay. Nodes that score trips delete older location data every hour. Unset: kept for good',
+    },
+  ),
   corsOrigins: env('TRIPS_CORS_ORIGINS', corsOriginsSchema, {
     doc: 'Browser origins allowed to call the public API (CORS), comma-separated, or *; none when unset',
   }),

@@ -108,6 +108,35 @@ describe('admin CLI (npx trips)', () => {
 
     const rescored = await trips('rescore', '--all');
     expect(rescored.stdout).toMatch(/run 1 \(model .+\): 1 rescored, 0 not scorable/);
+
+    // Location data: retention takes the scored trip of 2026-11-03 (the queued one keeps its telemetry
+    // until it is scored), a driver's erasure unlinks them, and rescore then keeps the score it cannot redo.
+    const dry = await trips('locations', 'purge', '--older-than', '1d', '--dry-run');
+    expect(dry.stdout).toMatch(
+      /^would delete the telemetry of 1 upload started before \S+ and the routes of 1 scored trip; nothing changed\n$/,
+    );
+    const purged = await trips('locations', 'purge', '--older-than', '1d');
+    expect(purged.stdout).toMatch(/^deleted the telemetry of 1 upload started before .+; their scores stay\n$/);
+    expect((await trips('locations', 'purge', '--older-than', '1d')).stdout).toContain('telemetry of 0 uploads');
+    const badDays = await trips('locations', 'purge', '--older-than', '0d').catch((e) => e);
+    expect(badDays.code).toBe(1);
+    expect(badDays.stderr.trim()).toBe(
+      'trips: --older-than "0d" must be a number of days from 1 to 36500, such as 180, 180d or 26w',
+    );
+    const erase = await trips('drivers', 'erase', '--fleet', 'fleet_cli', '--id', 'drv-cli', '--dry-run');
+    expect(erase.stdout).toBe(
+      'would erase driver drv-cli of fleet_cli: 1 trip (0 not yet scored) to unlink, with their telemetry and routes; registration to delete; nothing changed\n',
+    );
+    expect((await trips('drivers', 'erase', '--fleet', 'fleet_cli', '--id', 'drv-cli')).stdout).toBe(
+      'erased driver drv-cli of fleet_cli: 1 trip unlinked, with their telemetry and routes deleted (0 not yet scored, dropped); registration deleted\n',
+    );
+    const gone = await trips('drivers', 'erase', '--fleet', 'fleet_cli', '--id', 'drv-cli').catch((e) => e);
+    expect(gone.code).toBe(1);
+    expect(gone.stderr.trim()).toBe('trips: driver drv-cli not found in fleet fleet_cli');
+    const kept = await trips('rescore', '--all');
+    expect(kept.stdout).toContain(
+      "1 trip not rescored, the score staying as it was: location data deleted (retention or a driver's erasure)",
+    );
   }, 180_000);
 
   it('import scores only the trips it stored, leaves an upload queued by the ingest endpoint alone, and reports a trip that cannot be scored with its reason and a non-zero status', async () => {

@@ -10,10 +10,13 @@ export { type TripItem, tripItem } from '../store/trip-item.ts';
  * with the trip); the single-trip resource extends it here.
  */
 
-/** Paths of a trip's sub-resources, relative to the host the client called (same in both environments). */
-export function tripLinks(tripId: string, plate: string) {
+/**
+ * Paths of a trip's sub-resources, relative to the host the client called (same in both environments). `gps`
+ * is null once the trip's location data was deleted.
+ */
+export function tripLinks(tripId: string, plate: string, routeKept = true) {
   return {
-    gps: `/v1/trips/${tripId}/route`,
+    gps: routeKept ? `/v1/trips/${tripId}/route` : null,
     scoreBreakdown: `/v1/trips/${tripId}/score-breakdown`,
     vehicle: `/v1/vehicles/${encodeURIComponent(plate)}`,
   };
@@ -26,6 +29,7 @@ interface TripDetailRow extends TripListRow {
   scored_at_ms: number;
   weakest_theme: string;
   summary_json: string;
+  locations_deleted_at_ms: number | string | null;
 }
 
 /** The single-trip resource: the Trip fields, the engine's summary metrics, and links (the GPS link first). */
@@ -39,6 +43,9 @@ export function tripDetail(row: TripDetailRow, themeLabel: (id: string) => strin
     scoredAt: new Date(Number(row.scored_at_ms)).toISOString(),
     weakestTheme: { id: row.weakest_theme, label: themeLabel(row.weakest_theme) },
     summary,
-    links: tripLinks(row.trip_id, row.plate),
+    // When the trip's telemetry and route were deleted (retention or its driver's erasure); the scores stay.
+    locationDataDeletedAt:
+      row.locations_deleted_at_ms === null ? null : new Date(Number(row.locations_deleted_at_ms)).toISOString(),
+    links: tripLinks(row.trip_id, row.plate, row.locations_deleted_at_ms === null),
   };
 }

@@ -71,9 +71,10 @@ export function registerTripRoutes(app: FastifyInstance, { database }: Deps): vo
     const labels = await themeLabels(db);
     const label = (id: string) => labels.get(id) ?? id;
     // The body is the stored result plus the current label of its weakest theme (labels belong to the
-    // newest scoring model's catalogue).
-    if (conditional(req, reply, tripEntityTag('trip', tripId, row.scored_at_ms, label(row.weakest_theme))))
-      return reply;
+    // newest scoring model's catalogue), and what a driver's erasure or retention may change later without
+    // a new scoring: the driver and the deletion of the location data.
+    const extra = `${label(row.weakest_theme)}\n${row.driver_id ?? ''}\n${row.locations_deleted_at_ms ?? ''}`;
+    if (conditional(req, reply, tripEntityTag('trip', tripId, row.scored_at_ms, extra))) return reply;
     const trip = tripDetail(row, label);
     return reply.type(JSON_TYPE).send(JSON.stringify({ ok: true, trip }));
   });
@@ -98,6 +99,14 @@ export function registerTripRoutes(app: FastifyInstance, { database }: Deps): vo
     parseNoQuery(req.query as Record<string, unknown>);
     const route = await findRoute(db, fleets, tripId);
     if (route === null) throw notFound(`trip ${tripId} not found`);
+    if ('deleted' in route) {
+      const on = new Date(route.deleted.atMs).toISOString();
+      throw notFound(
+        route.deleted.reason === 'retention'
+          ? `the route of trip ${tripId} was deleted on ${on} under the location data retention period; its scores are kept`
+          : `the route of trip ${tripId} was deleted on ${on} with its driver's personal data; its scores are kept`,
+      );
+    }
     if (conditional(req, reply, tripEntityTag('route', tripId, route.scoredAtMs))) return reply;
     // `ok` joins the stored FeatureCollection as a GeoJSON foreign member.
     return reply.type('application/geo+json; charset=utf-8').send(`{"ok":true,${route.geojson.slice(1)}`);

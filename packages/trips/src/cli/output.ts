@@ -56,3 +56,15 @@ export function parseExpiry(value: string, nowMs = Date.now()): number {
   }
   return ms;
 }
+
+const DAYS = /^(\d{1,6})\s*(d|w)?$/i;
+
+/** A period in whole days (`180`, `180d`, `26w`), for retention: 1 day to 100 years. */
+export function parseDays(value: string, option: string): number {
+  const m = DAYS.exec(value.trim());
+  const days = m ? Number(m[1]) * (m[2]?.toLowerCase() === 'w' ? 7 : 1) : Number.NaN;
+  if (!Number.isInteger(days) || days < 1 || days > 36_500) {
+    throw new Error(`${option} "${value}" must be a number of days from 1 to 36500, such as 180, 180d or 26w`);
+  }
+  return days;
+}

@@ -6,7 +6,7 @@ import { claimJobs, failJob, renewLease } from '../store/job-queue.ts';
 import type { TripsDatabase } from '../store/open-trips-database.ts';
 import { previousTripsOf } from '../store/previous-trips.ts';
 import type { UploadStatus } from '../store/schema.ts';
-import { LeaseLostError, writeScoredTrip } from '../store/scored-trips.ts';
+import { LeaseLostError, LocationDataDeletedError, writeScoredTrip } from '../store/scored-trips.ts';
 
 export interface ScoringWorkerOptions {
   db: TripsDatabase;
@@ -237,6 +237,10 @@ export class ScoringWorker {
     } catch (err) {
       if (err instanceof LeaseLostError) {
         this.#log.warn({ tripId }, 'scoring took longer than the lease; another worker owns the job now');
+        return;
+      }
+      if (err instanceof LocationDataDeletedError) {
+        this.#log.info({ tripId }, 'location data deleted while the trip was scored; result dropped');
         return;
       }
       const reason = err instanceof Error ? err.message : String(err);

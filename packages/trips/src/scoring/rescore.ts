@@ -1,7 +1,7 @@
 import { withTransaction } from '@svc/platform';
 import type { TripsDatabase } from '../store/open-trips-database.ts';
 import { previousTripsOf } from '../store/previous-trips.ts';
-import { removeScoredTrip, writeScoredTrip } from '../store/scored-trips.ts';
+import { LocationDataDeletedError, removeScoredTrip, writeScoredTrip } from '../store/scored-trips.ts';
 import { isPermanentScoringError, type TripScorer } from './trip-scorer.ts';
 
 export interface RescoreOptions {
@@ -21,6 +21,11 @@ export interface RescoreResult {
   rescored: number;
   failed: number;
   total: number;
+  /**
+   * Trips this run would have taken whose location data was deleted (retention, a driver's erasure): they
+   * cannot be scored again and keep the score they have.
+   */
+  keptWithoutTelemetry: number;
 }
 
 /**
@@ -28,7 +33,8 @@ export interface RescoreResult {
  * run records the last trip id done (trips are taken in id order), so an interrupted rescore started
  * again with the same options continues where it stopped. Each trip is replaced in its own transaction
  * (trip, breakdown, route and day counts together); a trip the new model cannot score is kept as a
- * failed upload with the reason, and leaves the scored list.
+ * failed upload with the reason, and leaves the scored list. Trips whose telemetry was deleted
+ * (store/location-data.ts) cannot be scored again: they keep their score and are counted apart.
  */
 export async function rescore(
   database: TripsDatabase,
@@ -68,11 +74,20 @@ export async function rescore(
   let rescored = run.rescored;
   let failed = run.failed;
 
-  const candidates = () => {
+  const selected = () => {
     let q = db.selectFrom('trip_uploads').where('trip_id', '>', cursor).where('status', 'in', ['scored', 'failed']);
     if (!all) q = q.where((eb) => eb.or([eb('model_version', 'is', null), eb('model_version', '<>', modelVersion)]));
     return q;
   };
+  const candidates = () => selected().where('telemetry_deleted_at_ms', 'is', null);
+  let keptWithoutTelemetry = Number(
+    (
+      await selected()
+        .where('telemetry_deleted_at_ms', 'is not', null)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
   const remaining = Number(
     (
       await candidates()
@@ -108,6 +123,11 @@ export async function rescore(
             await withTransaction(db, (trx) => writeScoredTrip(trx, ref, scored, { nowMs: clock() }));
             rescored++;
           } catch (err) {
+            if (err instanceof LocationDataDeletedError) {
+              // Deleted after this batch was read: the stored score stays.
+              keptWithoutTelemetry++;
+              return;
+            }
             if (!isPermanentScoringError(err)) throw err;
             const reason = err instanceof Error ? err.message : String(err);
             await withTransaction(db, async (trx) => {
@@ -128,5 +148,5 @@ export async function rescore(
     options.onProgress?.(rescored + failed, total);
   }
   await db.updateTable('rescore_runs').set({ finished_at_ms: clock() }).where('run_id', '=', runId).execute();
-  return { runId, resumed: open !== undefined, modelVersion, rescored, failed, total };
+  return { runId, resumed: open !== undefined, modelVersion, rescored, failed, total, keptWithoutTelemetry };
 }

@@ -7,6 +7,7 @@ import { ScoringWorker } from '../ingest/scoring-worker.ts';
 import type { TripScorer } from '../scoring/trip-scorer.ts';
 import { openTripsDatabase, type TripsDatabase } from '../store/open-trips-database.ts';
 import { databaseOptionsFor } from './database-location.ts';
+import { type RetentionTask, startLocationRetention } from './location-retention.ts';
 
 export { databaseOptionsFor };
 
@@ -92,6 +93,11 @@ export async function startEnvironment(options: EnvironmentServiceOptions): Prom
     throw err;
   }
   worker?.start();
+  // Retention runs where trips are scored: API-only nodes (scoring worker off) leave it to those.
+  const retention: RetentionTask | null =
+    worker && config.locationRetentionDays !== undefined
+      ? startLocationRetention({ database, days: config.locationRetentionDays, logger, clock })
+      : null;
   let stopping: Promise<void> | undefined;
   return {
     environment,
@@ -102,6 +108,7 @@ export async function startEnvironment(options: EnvironmentServiceOptions): Prom
     shutdown() {
       stopping ??= (async () => {
         await Promise.all([apiServer?.shutdown('stop'), ingestServer.shutdown('stop')]);
+        await retention?.stop();
         await worker?.stop();
         await database.close();
       })();

@@ -86,7 +86,10 @@ export async function failJob(
   return status;
 }
 
-/** Puts failed (or all non-queued) uploads back in the queue, e.g. after a fix to the scoring engine. */
+/**
+ * Puts failed (or all non-queued) uploads back in the queue, e.g. after a fix to the scoring engine. Uploads
+ * whose telemetry was deleted (store/location-data.ts) stay as they are: there is nothing left to score.
+ */
 export async function requeue(
   db: Kysely<TripsSchema>,
   filter: { tripIds?: string[]; failedOnly?: boolean },
@@ -94,7 +97,8 @@ export async function requeue(
 ): Promise<number> {
   let q = db
     .updateTable('trip_uploads')
-    .set({ status: 'queued', attempts: 0, next_attempt_at_ms: nowMs, lease_owner: null });
+    .set({ status: 'queued', attempts: 0, next_attempt_at_ms: nowMs, lease_owner: null })
+    .where('telemetry_deleted_at_ms', 'is', null);
   if (filter.failedOnly !== false) q = q.where('status', '=', 'failed');
   if (filter.tripIds) q = q.where('trip_id', 'in', filter.tripIds);
   const r = await q.executeTakeFirst();

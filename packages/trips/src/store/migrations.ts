@@ -544,6 +544,33 @@ const driverStats: Migration = {
   },
 };
 
+/**
+ * Location data that may be deleted while the scores stay: `trip_uploads.telemetry_deleted_at_ms` marks an
+ * upload whose raw telemetry (GPS fixes, IMU samples) was deleted, and `trip_location_deletions` records, per
+ * scored trip, when its route and telemetry went and why (`retention`: older than the configured period;
+ * `driver-erased`: its driver's personal data was erased). A separate narrow table rather than a column of
+ * `trips`: an update of `trips` runs the three sums triggers, and the trip read joins it by primary key. The
+ * partial index holds the uploads whose telemetry is still kept, in trip start order, so a retention pass
+ * reads only what it deletes.
+ */
+const locationDataDeletions: Migration = {
+  async up(db: AnyDb) {
+    await db.schema.alterTable('trip_uploads').addColumn('telemetry_deleted_at_ms', 'bigint').execute();
+    await db.schema
+      .createIndex('trip_uploads_telemetry_kept')
+      .on('trip_uploads')
+      .columns(['first_sample_ms', 'trip_id'])
+      .where(sql.ref('telemetry_deleted_at_ms'), 'is', null)
+      .execute();
+    await db.schema
+      .createTable('trip_location_deletions')
+      .addColumn('trip_id', 'text', (c) => c.primaryKey().references('trips.trip_id').onDelete('cascade'))
+      .addColumn('deleted_at_ms', 'bigint', (c) => c.notNull())
+      .addColumn('reason', 'text', (c) => c.notNull().check(sql`reason in ('retention', 'driver-erased')`))
+      .execute();
+  },
+};
+
 /** Every migration of the trip store, in order; the same set runs on SQLite and PostgreSQL. */
 export const tripsMigrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -556,4 +583,5 @@ export const tripsMigrations: Record<string, Migration> = {
   '0008_vehicle_stats': vehicleStats,
   '0009_fleet_stats': fleetStats,
   '0010_driver_stats': driverStats,
+  '0011_location_data_deletions': locationDataDeletions,
 };

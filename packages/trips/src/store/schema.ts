@@ -23,6 +23,7 @@ export interface TripsSchema {
   trip_breakdowns: TripBreakdownsTable;
   score_catalogues: ScoreCataloguesTable;
   trip_routes: TripRoutesTable;
+  trip_location_deletions: TripLocationDeletionsTable;
   rescore_runs: RescoreRunsTable;
   trips_version: TripsVersionTable;
   api_tokens_version: ApiTokensVersionTable;
@@ -138,6 +139,11 @@ export interface TripUploadsTable {
   last_error: string | null;
   scored_at_ms: number | null;
   model_version: string | null;
+  /**
+   * When the raw telemetry was deleted (retention or a driver's erasure; `telemetry_gz` is then empty and
+   * the upload can no longer be scored); null while it is kept. The SHA-256 stays, for duplicate detection.
+   */
+  telemetry_deleted_at_ms: number | null;
 }
 
 /** A scored trip, as listed and served by `/v1`. */
@@ -260,6 +266,15 @@ export interface TripRoutesTable {
   trip_id: string;
   /** The route resource's GeoJSON FeatureCollection, as served. */
   geojson: string;
+}
+
+export type LocationDeletionReason = 'retention' | 'driver-erased';
+
+/** A scored trip whose route and telemetry were deleted, while its scores stay (store/location-data.ts). */
+export interface TripLocationDeletionsTable {
+  trip_id: string;
+  deleted_at_ms: number;
+  reason: LocationDeletionReason;
 }
 
 export interface RescoreRunsTable {

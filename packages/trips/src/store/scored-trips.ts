@@ -27,6 +27,16 @@ export class LeaseLostError extends Error {
   }
 }
 
+/**
+ * The upload's telemetry was deleted (retention, or its driver's erasure) while it was being scored: the
+ * result, computed from that telemetry, is dropped rather than stored with a fresh route.
+ */
+export class LocationDataDeletedError extends Error {
+  constructor(tripId: string) {
+    super(`the location data of ${tripId} was deleted while it was being scored; the result is dropped`);
+  }
+}
+
 type ThemeColumn = `theme_${ThemeId}`;
 
 const THEME_COLUMN: Record<ThemeId, ThemeColumn> = {
@@ -58,12 +68,21 @@ export async function writeScoredTrip(
       lease_owner: null,
       last_error: null,
     })
-    .where('trip_id', '=', upload.tripId);
+    .where('trip_id', '=', upload.tripId)
+    .where('telemetry_deleted_at_ms', 'is', null);
   const updated = await (options.leaseOwner
     ? finished.where('lease_owner', '=', options.leaseOwner)
     : finished
   ).executeTakeFirst();
-  if (updated.numUpdatedRows === 0n) throw new LeaseLostError(upload.tripId);
+  if (updated.numUpdatedRows === 0n) {
+    const stored = await trx
+      .selectFrom('trip_uploads')
+      .select('telemetry_deleted_at_ms')
+      .where('trip_id', '=', upload.tripId)
+      .executeTakeFirst();
+    if (stored && stored.telemetry_deleted_at_ms !== null) throw new LocationDataDeletedError(upload.tripId);
+    throw new LeaseLostError(upload.tripId);
+  }
 
   await removeScoredTrip(trx, upload.tripId);
 
@@ -145,6 +164,7 @@ export async function removeScoredTrip(trx: Kysely<TripsSchema>, tripId: string)
   await trx.deleteFrom('trip_breakdowns').where('trip_id', '=', tripId).execute();
   await trx.deleteFrom('trip_routes').where('trip_id', '=', tripId).execute();
   await trx.deleteFrom('trip_summaries').where('trip_id', '=', tripId).execute();
+  await trx.deleteFrom('trip_location_deletions').where('trip_id', '=', tripId).execute();
   await trx.deleteFrom('trips').where('trip_id', '=', tripId).execute();
   await bumpDayCount(trx, previous.fleet_id, previous.start_day, previous.tier, -1);
   return true;

@@ -1,7 +1,7 @@
 import { arg, runShape } from '@svc/platform';
 import { type Kysely, sql } from 'kysely';
 import { breakdownBytes, type Catalogue } from '../scoring/breakdown-codec.ts';
-import type { TripsSchema } from './schema.ts';
+import type { LocationDeletionReason, TripsSchema } from './schema.ts';
 
 /** Catalogues never change once written (their id is a content hash), so they are cached for good. */
 const catalogueCache = new Map<string, Catalogue>();
@@ -27,8 +27,13 @@ export async function findTrip(db: Kysely<TripsSchema>, fleets: readonly string[
   return db
     .selectFrom('trips')
     .innerJoin('trip_summaries', 'trip_summaries.trip_id', 'trips.trip_id')
+    .leftJoin('trip_location_deletions', 'trip_location_deletions.trip_id', 'trips.trip_id')
     .selectAll('trips')
-    .select('trip_summaries.summary_json')
+    .select([
+      'trip_summaries.summary_json',
+      'trip_location_deletions.deleted_at_ms as locations_deleted_at_ms',
+      'trip_location_deletions.reason as locations_deleted_reason',
+    ])
     .where('trips.trip_id', '=', tripId)
     .where('trips.fleet_id', 'in', fleets)
     .executeTakeFirst();
@@ -118,21 +123,42 @@ export async function findBreakdownRow(db: Kysely<TripsSchema>, fleets: readonly
   return row;
 }
 
-/** The stored route GeoJSON of a trip in one of `fleets` and when the trip was scored, or null. */
+/** Why a trip has no route any more (store/location-data.ts). */
+export interface LocationDeletion {
+  atMs: number;
+  reason: LocationDeletionReason;
+}
+
+/**
+ * The stored route GeoJSON of a trip in one of `fleets` and when the trip was scored; or, for a trip whose
+ * location data was deleted, when and why; or null when no such trip is in reach.
+ */
 export async function findRoute(
   db: Kysely<TripsSchema>,
   fleets: readonly string[],
   tripId: string,
-): Promise<{ geojson: string; scoredAtMs: number } | null> {
+): Promise<{ geojson: string; scoredAtMs: number } | { deleted: LocationDeletion } | null> {
   if (fleets.length === 0) return null;
   const row = await db
     .selectFrom('trips')
-    .innerJoin('trip_routes', 'trip_routes.trip_id', 'trips.trip_id')
-    .select(['trip_routes.geojson', 'trips.scored_at_ms'])
+    .leftJoin('trip_routes', 'trip_routes.trip_id', 'trips.trip_id')
+    .leftJoin('trip_location_deletions', 'trip_location_deletions.trip_id', 'trips.trip_id')
+    .select([
+      'trip_routes.geojson',
+      'trips.scored_at_ms',
+      'trip_location_deletions.deleted_at_ms',
+      'trip_location_deletions.reason',
+    ])
     .where('trips.trip_id', '=', tripId)
     .where('trips.fleet_id', 'in', fleets)
     .executeTakeFirst();
-  return row ? { geojson: row.geojson, scoredAtMs: Number(row.scored_at_ms) } : null;
+  if (!row) return null;
+  if (row.geojson !== null) return { geojson: row.geojson, scoredAtMs: Number(row.scored_at_ms) };
+  if (row.deleted_at_ms !== null && row.reason !== null) {
+    return { deleted: { atMs: Number(row.deleted_at_ms), reason: row.reason } };
+  }
+  // Written in one transaction with the trip: a trip row without either is not served as a route.
+  return null;
 }
 
 /** Labels of the six themes from the newest catalogue (they belong to the scoring model). */
