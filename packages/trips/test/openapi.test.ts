@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApiApp } from '../src/api/build-api-app.ts';
 import { openApiText } from '../src/api/openapi-document.ts';
+import { eraseDriver } from '../src/store/location-data.ts';
 import { openTripsDatabase, type TripsDatabase } from '../src/store/open-trips-database.ts';
 import { buildWorld, quietLogger, type World } from './fixtures/world.ts';
 
@@ -104,6 +105,14 @@ describe('OpenAPI document', () => {
     check('/v1/trips', '401', (await get('/v1/trips', {})).json());
     check('/v1/trips', '403', (await get('/v1/trips', { authorization: `Bearer ${world.multiToken}` })).json());
     check('/v1/trips/{id}', '404', (await get('/v1/trips/trip_nothere')).json());
+    // A trip whose location data went (here: its driver's erasure): null GPS link, route 404 with its reason.
+    const erasedTrip = fleet.tripIds[1]!;
+    const { trip } = (await get(`/v1/trips/${erasedTrip}`)).json();
+    await eraseDriver(database.db, { fleetId: fleet.fleetId, driverId: trip.driverId, nowMs: Date.now() });
+    const after = (await get(`/v1/trips/${erasedTrip}`)).json();
+    expect(after.trip.links.gps).toBeNull();
+    check('/v1/trips/{id}', '200', after);
+    check('/v1/trips/{id}/route', '404', (await get(`/v1/trips/${erasedTrip}/route`)).json());
   });
 
   it('documents the validator headers and the 304 the per-trip resources really send', async () => {
