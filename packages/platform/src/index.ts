@@ -1,5 +1,6 @@
 export * from './check.ts';
 export * from './config.ts';
+export * from './database/backup.ts';
 export * from './database/error-mapping-dialect.ts';
 export * from './database/errors.ts';
 export * from './database/migrations.ts';

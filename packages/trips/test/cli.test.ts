@@ -133,6 +133,27 @@ describe('admin CLI (npx trips)', () => {
     const gone = await trips('drivers', 'erase', '--fleet', 'fleet_cli', '--id', 'drv-cli').catch((e) => e);
     expect(gone.code).toBe(1);
     expect(gone.stderr.trim()).toBe('trips: driver drv-cli not found in fleet fleet_cli');
+    // A backup of the store, taken as the service would run, reads the same trips.
+    const backupFile = path.join(dataDir, 'backup.db');
+    const backup = await trips('backup', '--out', backupFile);
+    expect(backup.stdout).toMatch(
+      new RegExp(
+        `^backed up the production store to ${backupFile.replaceAll('.', '\\.')}: [\\d.]+ MB in [\\d.]+ s, integrity checked\n$`,
+      ),
+    );
+    const twice = await trips('backup', '--out', backupFile).catch((e) => e);
+    expect(twice.code).toBe(1);
+    expect(twice.stderr.trim()).toBe(
+      `trips: ${backupFile} already exists: give another file, or --force to replace it`,
+    );
+    const copy = await openTripsDatabase({ environment: 'production', sqliteFile: backupFile });
+    try {
+      const rows = await copy.db.selectFrom('trips').select('trip_id').execute();
+      expect(rows.map((r) => r.trip_id)).toEqual([scoredTripId]);
+    } finally {
+      await copy.close();
+    }
+
     const kept = await trips('rescore', '--all');
     expect(kept.stdout).toContain(
       "1 trip not rescored, the score staying as it was: location data deleted (retention or a driver's erasure)",
