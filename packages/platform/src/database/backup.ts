@@ -58,8 +58,11 @@ export async function backupSqlite(
   const partial = path.join(folder, `.${path.basename(file)}.partial-${process.pid}`);
   const started = performance.now();
   try {
-    // Pages are copied in steps between turns of the event loop, so a serving process keeps answering.
-    await handle.backup(partial);
+    // After a first step of 100 pages, the rest goes in one step. SQLite restarts a stepped backup whenever
+    // another connection writes between two steps, so on a store that ingests all the time small steps might
+    // never finish; one step holds a read snapshot, which in WAL mode blocks no writer. It also holds this
+    // process's event loop, which is why the command-line tools call this and the servers do not.
+    await handle.backup(partial, { progress: ({ remainingPages }) => Math.max(100, remainingPages) });
     const copy = new SQLite(partial, { fileMustExist: true });
     try {
       // A backup is one self-contained file: rollback journal mode, no -wal/-shm beside it. The service
