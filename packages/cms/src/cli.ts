@@ -1,5 +1,5 @@
 /**
- * `npx cms ...`: serve, migrate, users create, app-passwords create. Failures end with one line on
+ * `npx cms ...`: serve, migrate, backup, users create, app-passwords create. Failures end with one line on
  * stderr and a non-zero exit status.
  */
 import { createLogger, describeConfig, migrateToLatest, openDatabase, runCli } from '@svc/platform';
@@ -9,6 +9,7 @@ import { createApplicationPassword } from './auth/application-passwords-service.
 import { generatePassword } from './auth/passwords.ts';
 import { ROLE_NAMES } from './auth/roles.ts';
 import { createUser } from './auth/users-service.ts';
+import { backupCms } from './backup.ts';
 import { cmsConfigSpec, loadCmsConfig, resolveSecret, sqliteFile } from './config.ts';
 import { allMigrations, MIGRATION_TABLE, openCmsDatabase } from './db/connection.ts';
 import type { CmsDatabase } from './db/schema.ts';
@@ -61,6 +62,36 @@ program
       const applied = await migrateToLatest(database.db, allMigrations(), MIGRATION_TABLE);
       for (const name of applied) process.stdout.write(`applied ${name}\n`);
       process.stdout.write(`${database.location}: up to date (${Object.keys(allMigrations()).length} migrations)\n`);
+    } finally {
+      await database.close();
+    }
+  });
+
+program
+  .command('backup')
+  .description(
+    'copy the site into a new folder while it runs: the SQLite store (checked), the secret key and the uploads (PostgreSQL: the database with pg_dump)',
+  )
+  .requiredOption('--out <folder>', 'a folder that does not exist yet (its parent must)')
+  .action(async (opts: { out: string }) => {
+    const config = loadCmsConfig();
+    const database = await openCmsDatabase(config);
+    try {
+      const r = await backupCms(config, database, opts.out);
+      const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
+      process.stdout.write(
+        [
+          `backed up the site to ${r.folder}:`,
+          r.databaseBytes === null
+            ? `  database   not copied: it is on PostgreSQL, back it up with pg_dump`
+            : `  database   cms.db, ${mb(r.databaseBytes)}, integrity checked`,
+          r.secretCopied
+            ? '  secret     cms-secret.key'
+            : '  secret     not copied: it is CMS_SECRET, keep it with the backup (application passwords need it)',
+          `  uploads    ${r.uploads.files} file${r.uploads.files === 1 ? '' : 's'}, ${mb(r.uploads.bytes)}`,
+          '',
+        ].join('\n'),
+      );
     } finally {
       await database.close();
     }

@@ -1,10 +1,14 @@
 /** `npx cms ...` as a user runs it: separate processes on a temporary DATA_DIR. */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createLogger } from '@svc/platform';
 import { afterAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app.ts';
+import { loadCmsConfig, resolveSecret } from '../src/config.ts';
+import { openCmsDatabase } from '../src/db/connection.ts';
 
 const bin = fileURLToPath(new URL('../bin/cms.js', import.meta.url));
 const dataDir = mkdtempSync(path.join(tmpdir(), 'cms-cli-'));
@@ -55,5 +59,54 @@ describe('cms CLI', () => {
     const badRole = cms('users', 'create', 'x', '--role', 'king', '--email', 'x@example.test');
     expect(badRole.code).not.toBe(0);
     expect(badRole.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('backs up the store, the secret key and the uploads into a new folder that restores as it was', {
+    timeout: 120_000,
+  }, async () => {
+    expect(cms('users', 'create', 'bea', '--role', 'author', '--email', 'bea@example.test').code).toBe(0);
+    const password = cms('app-passwords', 'create', 'bea', 'phone').stdout.trim().split('\n').at(-1)!;
+    mkdirSync(path.join(dataDir, 'uploads', '2026', '11'), { recursive: true });
+    writeFileSync(path.join(dataDir, 'uploads', '2026', '11', 'photo.jpg'), Buffer.alloc(2048, 7));
+
+    const out = path.join(dataDir, 'backups', 'site-1');
+    const noParent = cms('backup', '--out', out);
+    expect(noParent.code).toBe(1);
+    expect(noParent.stderr.trim()).toBe(`cms: folder ${path.dirname(out)} does not exist: create it first`);
+    mkdirSync(path.dirname(out));
+    const res = cms('backup', '--out', out);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toMatch(
+      new RegExp(
+        `^backed up the site to ${out.replaceAll('.', '\\.')}:\n  database   cms\\.db, [\\d.]+ MB, integrity checked\n  secret     cms-secret\\.key\n  uploads    1 file, 0\\.0 MB\n$`,
+      ),
+    );
+    expect(readdirSync(out).sort()).toEqual(['cms-secret.key', 'cms.db', 'uploads']);
+    expect(statSync(out).mode & 0o777).toBe(0o700);
+    expect(readFileSync(path.join(out, 'uploads', '2026', '11', 'photo.jpg'))).toEqual(Buffer.alloc(2048, 7));
+    const again = cms('backup', '--out', out);
+    expect(again.code).toBe(1);
+    expect(again.stderr.trim()).toBe(`cms: ${out} already exists: a backup goes into a new folder`);
+
+    // Restored as DATA_DIR, the copy has the user, and the application password still signs in.
+    const config = loadCmsConfig({ env: { DATA_DIR: out } });
+    const database = await openCmsDatabase(config);
+    try {
+      const restored = await buildApp({
+        config,
+        database,
+        logger: createLogger({ level: 'silent' }),
+        secret: resolveSecret(config),
+      });
+      const me = await restored.app.inject({
+        url: '/cms-json/cms/v2/users/me',
+        headers: { authorization: `Basic ${Buffer.from(`bea:${password}`).toString('base64')}` },
+      });
+      expect(me.statusCode).toBe(200);
+      expect(me.json().slug).toBe('bea');
+      await restored.app.close();
+    } finally {
+      await database.close();
+    }
   });
 });
