@@ -36,7 +36,7 @@ describe.each(dialects())('upgrading a released store on $label', (dialect) => {
   afterAll(async () => database?.close());
 
   it.skipIf(dialect.skip)(
-    'applies every newer migration, in order, and fills the sort keys of existing names',
+    'applies every newer migration, in order, and fills the sort keys of existing names and titles',
     async () => {
       const db = database.db;
       await db
@@ -57,6 +57,26 @@ describe.each(dialects())('upgrading a released store on $label', (dialect) => {
           display_name: 'Émile Zola',
         })
         .execute();
+      // More posts than the title key migration re-keys in one statement, revisions among them.
+      const date = '2026-01-01 00:00:00';
+      const post = (title: string, type = 'post') => ({
+        type,
+        title,
+        date_local: date,
+        date_gmt: date,
+        modified_local: date,
+        modified_gmt: date,
+      });
+      await db
+        .insertInto('posts')
+        .values([post('Émile'), post('<em>Zebra</em>'), post('Edgar', 'page'), post('Øscar', 'revision'), post('')])
+        .execute();
+      for (let i = 0; i < 3; i++) {
+        await db
+          .insertInto('posts')
+          .values(Array.from({ length: 400 }, (_, j) => post(`Bulk Ü ${i * 400 + j}`)))
+          .execute();
+      }
       const applied = await migrateToLatest(db, allMigrations(), MIGRATION_TABLE);
       expect(applied).toEqual(
         Object.keys(allMigrations())
@@ -74,6 +94,20 @@ describe.each(dialects())('upgrading a released store on $label', (dialect) => {
         db,
       );
       expect(users.rows[0]?.s).toBe('emile zola');
+      expect(applied).toContain('0057-post-title-sort-keys');
+      const posts = await sql<{ title: string; title_sort: string }>`select title, title_sort from posts
+      where title not like 'Bulk%' order by title_sort, id`.execute(db);
+      expect(posts.rows).toEqual([
+        { title: '', title_sort: '' },
+        { title: '<em>Zebra</em>', title_sort: '<em>zebra</em>' },
+        { title: 'Edgar', title_sort: 'edgar' },
+        { title: 'Émile', title_sort: 'emile' },
+        { title: 'Øscar', title_sort: 'oscar' },
+      ]);
+      const bulk = await sql<{ title: string; title_sort: string }>`select title, title_sort from posts
+      where title like 'Bulk%' order by id`.execute(db);
+      expect(bulk.rows).toHaveLength(1200);
+      for (const row of bulk.rows) expect(row.title_sort).toBe(row.title.replace('Bulk Ü', 'bulk u'));
     },
   );
 });
