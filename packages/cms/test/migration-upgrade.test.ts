@@ -6,11 +6,13 @@
 import { migrateToLatest } from '@svc/platform';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sanitizeNameField } from '../src/content/render/kses.ts';
 import { allMigrations, MIGRATION_TABLE } from '../src/db/connection.ts';
+import { nameSortKey } from '../src/db/sort-key.ts';
 import { dialects } from './helpers/cms-test-app.ts';
 
 /** The migrations of the last release before the name sort keys. */
-const RELEASED = [
+const BEFORE_SORT_KEYS = [
   '0001-users',
   '0002-options',
   '0003-terms',
@@ -22,58 +24,171 @@ const RELEASED = [
   '0054-post-version-triggers',
   '0055-posts-search-queue',
 ];
+/** The migrations of the release with the name sort keys, before the title keys and the names' escaping. */
+const WITH_NAME_SORT_KEYS = [...BEFORE_SORT_KEYS, '0056-name-sort-keys'];
 
-describe.each(dialects())('upgrading a released store on $label', (dialect) => {
+const RELEASES = dialects().flatMap((dialect) =>
+  [BEFORE_SORT_KEYS, WITH_NAME_SORT_KEYS].map((released) => ({
+    dialect,
+    released,
+    label: `${dialect.label}, last migration ${released[released.length - 1]}`,
+  })),
+);
+
+describe.each(RELEASES)('upgrading a released store on $label', ({ dialect, released }) => {
   // biome-ignore lint/suspicious/noExplicitAny: the store is handled before and after its schema changes
   let database: Awaited<ReturnType<typeof dialect.open<any>>>;
   beforeAll(async () => {
     if (dialect.skip) return;
     const all = allMigrations();
-    database = await dialect.open(Object.fromEntries(RELEASED.map((name) => [name, all[name]!])), {
+    database = await dialect.open(Object.fromEntries(released.map((name) => [name, all[name]!])), {
       migrationTable: MIGRATION_TABLE,
     });
   });
   afterAll(async () => database?.close());
 
   it.skipIf(dialect.skip)(
-    'applies every newer migration, in order, and fills the sort keys of existing names',
+    'applies every newer migration, in order, fills the sort keys of names and titles, and escapes old names',
     async () => {
       const db = database.db;
+      // Names stored raw before the save filter, and names stored through it (since the release before
+      // the sort keys), some of which the filter would change again: those must stay as they are.
+      const filteredTwiceDiffers = sanitizeNameField('Grey \x01 zone'); // 'Grey  zone'
+      // A store with the name sort keys has them for every row, as its repositories wrote them.
+      const keyed = released.includes('0056-name-sort-keys');
+      const term = (taxonomy: string, name: string, slug: string) => ({
+        taxonomy,
+        name,
+        slug,
+        ...(keyed ? { name_sort: nameSortKey(name) } : {}),
+      });
       await db
         .insertInto('terms')
         .values([
-          { taxonomy: 'post_tag', name: 'Éclair', slug: 'eclair' },
-          { taxonomy: 'post_tag', name: 'Über', slug: 'uber' },
+          term('post_tag', 'Éclair', 'eclair'),
+          term('post_tag', 'Über', 'uber'),
+          term('post_tag', 'A & B', 'a-b'),
+          term('post_tag', 'Alpha &amp; Omega', 'alpha-omega'),
+          term('post_tag', filteredTwiceDiffers, 'grey-zone'),
+          term('post_tag', sanitizeNameField('%4\x011'), 'octet'),
+          term('category', '<b>Bold</b> & <i>brave</i>', 'bold-brave'),
+          term('category', '<b></b>', 'empty-tags'),
+          // 200 characters, 600 once escaped: more than the column (PostgreSQL would refuse the update).
+          term('category', 'x&'.repeat(100), 'x-x'),
+          term('nav_menu', 'Main > Footer', 'main-footer'),
         ])
         .execute();
+      type Names = { display_name: string; first_name?: string; last_name?: string; nickname: string };
+      const user = (login: string, names: Names) => ({
+        login,
+        pass_hash: 'x',
+        nicename: login,
+        email: `${login}@example.test`,
+        registered: '2026-01-01 00:00:00',
+        first_name: '',
+        last_name: '',
+        ...names,
+        ...(keyed ? { display_name_sort: nameSortKey(names.display_name) } : {}),
+      });
       await db
         .insertInto('users')
-        .values({
-          login: 'emile',
-          pass_hash: 'x',
-          nicename: 'emile',
-          email: 'emile@example.test',
-          registered: '2026-01-01 00:00:00',
-          display_name: 'Émile Zola',
-        })
+        .values([
+          user('emile', { display_name: 'Émile Zola', first_name: 'Émile', nickname: 'emile' }),
+          user('tom', {
+            display_name: 'Tom & Jerry',
+            first_name: '<i>Tom</i>',
+            last_name: 'Cat & Mouse',
+            nickname: 'T<J',
+          }),
+          user('zed', { display_name: 'Zed &amp; Co', first_name: filteredTwiceDiffers, nickname: 'zed' }),
+        ])
         .execute();
+      // More posts than the title key migration re-keys in one statement, revisions among them.
+      const date = '2026-01-01 00:00:00';
+      const post = (title: string, type = 'post') => ({
+        type,
+        title,
+        date_local: date,
+        date_gmt: date,
+        modified_local: date,
+        modified_gmt: date,
+      });
+      await db
+        .insertInto('posts')
+        .values([post('Émile'), post('<em>Zebra</em>'), post('Edgar', 'page'), post('Øscar', 'revision'), post('')])
+        .execute();
+      for (let i = 0; i < 3; i++) {
+        await db
+          .insertInto('posts')
+          .values(Array.from({ length: 400 }, (_, j) => post(`Bulk Ü ${i * 400 + j}`)))
+          .execute();
+      }
+
       const applied = await migrateToLatest(db, allMigrations(), MIGRATION_TABLE);
       expect(applied).toEqual(
         Object.keys(allMigrations())
-          .filter((name) => !RELEASED.includes(name))
+          .filter((name) => !released.includes(name))
           .sort(),
       );
-      expect(applied).toContain('0056-name-sort-keys');
-      const terms = await sql<{ name: string; name_sort: string }>`select name, name_sort from terms
-      where taxonomy = 'post_tag' order by name_sort`.execute(db);
+      expect(applied).toContain('0057-post-title-sort-keys');
+      expect(applied).toContain('0058-escape-stored-names');
+
+      const terms = await sql<{ taxonomy: string; name: string; name_sort: string }>`select taxonomy, name, name_sort
+      from terms where slug <> 'uncategorized' order by taxonomy, name_sort, id`.execute(db);
       expect(terms.rows).toEqual([
-        { name: 'Éclair', name_sort: 'eclair' },
-        { name: 'Über', name_sort: 'uber' },
+        { taxonomy: 'category', name: '&lt;b&gt;&lt;/b&gt;', name_sort: '&lt;b&gt;&lt;/b&gt;' },
+        { taxonomy: 'category', name: 'Bold &amp; brave', name_sort: 'bold &amp; brave' },
+        { taxonomy: 'category', name: `${'x&amp;'.repeat(33)}x`, name_sort: `${'x&amp;'.repeat(33)}x` },
+        { taxonomy: 'nav_menu', name: 'Main &gt; Footer', name_sort: 'main &gt; footer' },
+        { taxonomy: 'post_tag', name: '%41', name_sort: '%41' },
+        { taxonomy: 'post_tag', name: 'A &amp; B', name_sort: 'a &amp; b' },
+        { taxonomy: 'post_tag', name: 'Alpha &amp; Omega', name_sort: 'alpha &amp; omega' },
+        { taxonomy: 'post_tag', name: 'Éclair', name_sort: 'eclair' },
+        { taxonomy: 'post_tag', name: 'Grey  zone', name_sort: 'grey  zone' },
+        { taxonomy: 'post_tag', name: 'Über', name_sort: 'uber' },
       ]);
-      const users = await sql<{ s: string }>`select display_name_sort as s from users where login = 'emile'`.execute(
-        db,
-      );
-      expect(users.rows[0]?.s).toBe('emile zola');
+      const users = await sql<Record<string, string>>`select login, display_name, display_name_sort, first_name,
+      last_name, nickname from users order by login`.execute(db);
+      expect(users.rows).toEqual([
+        {
+          login: 'emile',
+          display_name: 'Émile Zola',
+          display_name_sort: 'emile zola',
+          first_name: 'Émile',
+          last_name: '',
+          nickname: 'emile',
+        },
+        {
+          login: 'tom',
+          display_name: 'Tom &amp; Jerry',
+          display_name_sort: 'tom &amp; jerry',
+          first_name: 'Tom',
+          last_name: 'Cat &amp; Mouse',
+          nickname: 'T&lt;J',
+        },
+        {
+          login: 'zed',
+          display_name: 'Zed &amp; Co',
+          display_name_sort: 'zed &amp; co',
+          first_name: 'Grey  zone',
+          last_name: '',
+          nickname: 'zed',
+        },
+      ]);
+
+      const posts = await sql<{ title: string; title_sort: string }>`select title, title_sort from posts
+      where title not like 'Bulk%' order by title_sort, id`.execute(db);
+      expect(posts.rows).toEqual([
+        { title: '', title_sort: '' },
+        { title: '<em>Zebra</em>', title_sort: '<em>zebra</em>' },
+        { title: 'Edgar', title_sort: 'edgar' },
+        { title: 'Émile', title_sort: 'emile' },
+        { title: 'Øscar', title_sort: 'oscar' },
+      ]);
+      const bulk = await sql<{ title: string; title_sort: string }>`select title, title_sort from posts
+      where title like 'Bulk%' order by id`.execute(db);
+      expect(bulk.rows).toHaveLength(1200);
+      for (const row of bulk.rows) expect(row.title_sort).toBe(row.title.replace('Bulk Ü', 'bulk u'));
     },
   );
 });

@@ -360,7 +360,8 @@ export function postListOrder(q: PostListQuery): OrderItem[] {
       ];
     case 'title':
       return [
-        { expr: sql`lower(posts.title)`, direction: dir },
+        // The raw title's key (case and accents ignored, as MySQL's collation orders post_title).
+        { expr: ref('title_sort'), direction: dir },
         { expr: ref('id'), direction: dir },
       ];
     case 'menu_order':

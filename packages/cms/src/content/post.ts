@@ -3,6 +3,7 @@
  * camel-case names.
  */
 import type { Insertable, Selectable } from 'kysely';
+import { nameSortKey } from '../db/sort-key.ts';
 import type { PostsTable } from './schema.ts';
 
 export interface Post {
@@ -103,6 +104,8 @@ export function toRow(fields: Partial<PostFields>): Partial<Insertable<PostsTabl
     const column = COLUMNS[key as keyof PostFields];
     if (column !== undefined && value !== undefined) row[column] = value;
   }
+  // Every write of a title goes through here (the repository's insert and update), so its key goes with it.
+  if (typeof fields.title === 'string') row.title_sort = nameSortKey(fields.title);
   return row as Partial<Insertable<PostsTable>>;
 }
 

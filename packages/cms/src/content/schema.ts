@@ -14,6 +14,8 @@ export interface PostsTable {
   parent_id: number;
   menu_order: number;
   title: string;
+  /** title's sort key (src/db/sort-key.ts), written with the title by the post repository (toRow). */
+  title_sort: Generated<string>;
   content: string;
   excerpt: string;
   /** `post_name`. Empty for drafts until they are published. */

@@ -2,12 +2,13 @@
  * Sort keys for names, so lists ordered by a name compare as MySQL's utf8mb4_unicode_ci collation does in
  * WordPress: without regard to case or accents ("Émile" sorts with "emile", between "Edgar" and "Fabien").
  *
- * Why a stored key column (terms.name_sort, users.display_name_sort) rather than a collation: SQLite as
- * bundled by better-sqlite3 has no ICU, and a collation or function registered from JavaScript would have to
- * be present on every connection that ever reads or writes (CLI, workers, tests) and would run for every row
- * at every sorted read; PostgreSQL's accent-blind ICU collations depend on how the server was built. A key
- * computed once on write is the same on both stores, can be indexed, and costs nothing at read time. The
- * repositories are the only writers of these columns; migration 0056 fills them for rows written before.
+ * Why a stored key column (terms.name_sort, users.display_name_sort, posts.title_sort) rather than a
+ * collation: SQLite as bundled by better-sqlite3 has no ICU, and a collation or function registered from
+ * JavaScript would have to be present on every connection that ever reads or writes (CLI, workers, tests) and
+ * would run for every row at every sorted read; PostgreSQL's accent-blind ICU collations depend on how the
+ * server was built. A key computed once on write is the same on both stores, can be indexed, and costs
+ * nothing at read time. The repositories are the only writers of these columns (posts: toRow in
+ * src/content/post.ts); migrations 0056 (names) and 0057 (post titles) fill them for rows written before.
  */
 const LETTERS: Readonly<Record<string, string>> = {
   ß: 'ss',
