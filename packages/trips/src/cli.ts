@@ -8,6 +8,7 @@ import { type TripsConfig, tripsConfigSpec } from './config.ts';
 import { ENVIRONMENTS, type Environment, parseEnvironment } from './environment.ts';
 import { createApiToken, listApiTokens, revokeApiToken } from './store/api-tokens.ts';
 import { createDriver, listDrivers } from './store/drivers.ts';
+import { deleteFleet, fleetDeletionCounts } from './store/fleet-deletion.ts';
 import { createFleet, listFleets, requireFleet } from './store/fleets.ts';
 import { createIngestKey, listIngestKeys, revokeIngestKey } from './store/ingest-keys.ts';
 import { queueCounts, requeue } from './store/job-queue.ts';
@@ -201,6 +202,27 @@ fleets
   .addOption(envOption())
   .action((opts: { json?: boolean; env: string }) =>
     withDatabase(opts.env, async (db) => printRows((await listFleets(db.db)) as never, { json: opts.json })),
+  );
+fleets
+  .command('delete')
+  .description(
+    'delete a fleet and all of its data (trips, uploads, sums, vehicles, drivers, ingest keys); tokens stop reaching it, and one that reached only it is revoked',
+  )
+  .requiredOption('--id <fleetId>', 'the fleet')
+  .option('--dry-run', 'only count what would be deleted')
+  .addOption(envOption())
+  .action((opts: { id: string; dryRun?: boolean; env: string }) =>
+    withDatabase(opts.env, async (db) => {
+      const c = opts.dryRun
+        ? await fleetDeletionCounts(db.db, opts.id)
+        : await deleteFleet(db.db, opts.id, { nowMs: Date.now() });
+      const what = `${plural(c.trips, 'trip')}, ${plural(c.uploads, 'upload')}, ${plural(c.vehicles, 'vehicle')}, ${plural(c.drivers, 'driver')}, ${plural(c.ingestKeys, 'ingest key')}; tokens: ${c.tokensNarrowed} no longer reaching it, ${c.tokensRevoked} of them revoked (they reached nothing else)`;
+      process.stdout.write(
+        opts.dryRun
+          ? `would delete fleet ${opts.id}: ${what}; nothing changed\n`
+          : `deleted fleet ${opts.id}: ${what}\n`,
+      );
+    }),
   );
 
 const vehicles = program.command('vehicles').description('vehicles, addressed by plate');

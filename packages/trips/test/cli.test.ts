@@ -158,6 +158,16 @@ describe('admin CLI (npx trips)', () => {
     expect(kept.stdout).toContain(
       "1 trip not rescored, the score staying as it was: location data deleted (retention or a driver's erasure)",
     );
+
+    // The customer leaves: the fleet goes with all it holds (the queued upload of cli-trip-0002 included).
+    const dryDelete = await trips('fleets', 'delete', '--id', 'fleet_cli', '--dry-run');
+    expect(dryDelete.stdout).toBe(
+      'would delete fleet fleet_cli: 1 trip, 2 uploads, 1 vehicle, 0 drivers, 0 ingest keys; tokens: 1 no longer reaching it, 0 of them revoked (they reached nothing else); nothing changed\n',
+    );
+    expect((await trips('fleets', 'delete', '--id', 'fleet_cli')).stdout).toBe(
+      'deleted fleet fleet_cli: 1 trip, 2 uploads, 1 vehicle, 0 drivers, 0 ingest keys; tokens: 1 no longer reaching it, 0 of them revoked (they reached nothing else)\n',
+    );
+    expect((await trips('fleets', 'list', '--json')).stdout).toBe('[]\n');
   }, 180_000);
 
   it('import scores only the trips it stored, leaves an upload queued by the ingest endpoint alone, and reports a trip that cannot be scored with its reason and a non-zero status', async () => {

@@ -170,6 +170,32 @@ export async function removeScoredTrip(trx: Kysely<TripsSchema>, tripId: string)
   return true;
 }
 
+/**
+ * Deletes the scored trips among `ids` (breakdowns, routes, summaries and deletion records with them) and
+ * takes them out of the day counts, one count change per (fleet, day, tier): the bulk form of
+ * removeScoredTrip, for deleting a fleet. Returns how many trips there were.
+ */
+export async function removeScoredTrips(trx: Kysely<TripsSchema>, ids: readonly string[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const buckets = await trx
+    .selectFrom('trips')
+    .select(['fleet_id', 'start_day', 'tier', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('trip_id', 'in', ids)
+    .groupBy(['fleet_id', 'start_day', 'tier'])
+    .execute();
+  if (buckets.length === 0) return 0;
+  for (const table of ['trip_breakdowns', 'trip_routes', 'trip_summaries', 'trip_location_deletions'] as const) {
+    await trx.deleteFrom(table).where('trip_id', 'in', ids).execute();
+  }
+  await trx.deleteFrom('trips').where('trip_id', 'in', ids).execute();
+  let removed = 0;
+  for (const b of buckets) {
+    await bumpDayCount(trx, b.fleet_id, Number(b.start_day), b.tier, -Number(b.n));
+    removed += Number(b.n);
+  }
+  return removed;
+}
+
 /** Marks the scored trips as changed (see the trips_version migration); returns the new version. */
 async function bumpVersion(trx: Kysely<TripsSchema>): Promise<number> {
   const row = await trx
