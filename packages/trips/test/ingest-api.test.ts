@@ -325,6 +325,14 @@ describe.each(testDialects())('ingest endpoint on $label', (dialect) => {
         'idempotency-key': 'big-gzip-01',
       });
       expect(zipped.statusCode).toBe(413);
+      // The answer says what the limit is and that it counts the decompressed bytes.
+      for (const res of [plain, zipped]) {
+        expect(res.json()).toEqual({
+          ok: false,
+          error:
+            'body too large: the limit is 2 MiB of JSON or NDJSON after decompression (TRIPS_INGEST_BODY_LIMIT_MB); send one trip per request',
+        });
+      }
     });
 
     it('answers bad keys with 401 and a sandbox key with 403', async () => {
