@@ -240,6 +240,17 @@ describe.each(testDialects())('read API on $label', (dialect) => {
       expect(narrowed.statusCode).toBe(200);
     });
 
+    it('says x-fleet-id takes one fleet when it is repeated or lists several (Node joins repeats with ", ")', async () => {
+      for (const value of ['fleet_alpha, fleet_bravo', 'fleet_alpha, fleet_alpha', 'fleet_alpha,fleet_bravo']) {
+        const res = await get('/v1/trips', world.adminToken, { 'x-fleet-id': value });
+        expect(res.statusCode, value).toBe(400);
+        expect(res.json()).toEqual({
+          ok: false,
+          error: 'x-fleet-id is given more than once or names several fleets: give one fleet id',
+        });
+      }
+    });
+
     it('applies a token change made by any writer from the next request on, though the token was cached', async () => {
       // The API caches what a token resolves to; the only thing telling it about a change is the database
       // (api_tokens_version, bumped by triggers), so the changes below are plain SQL, as another node,
