@@ -201,6 +201,12 @@ describe.each(testDialects())('ingest endpoint on $label', (dialect) => {
           'Idempotency-Key must be',
         ],
         ['{not json', { 'content-type': 'application/json', 'idempotency-key': 'bad-json-01' }, 'not valid JSON'],
+        // Node joins a repeated header with ", ".
+        [
+          JSON.stringify(good),
+          { 'content-type': 'application/json', 'idempotency-key': 'twice-0001, twice-0002' },
+          'Idempotency-Key is given more than once: send one (the client trip id)',
+        ],
         [
           JSON.stringify(bad),
           { 'content-type': 'application/json', 'idempotency-key': 'bad-lat-001' },

@@ -146,6 +146,10 @@ export async function buildIngestApp(options: IngestAppOptions): Promise<Fastify
         if (typeof idempotencyKey !== 'string' || idempotencyKey === '') {
           throw new ApiError(400, 'missing Idempotency-Key header: send the client trip id (8-128 characters)');
         }
+        // A key holds no comma or space: this is a repeated header, which Node joins with ", ".
+        if (idempotencyKey.includes(', ')) {
+          throw new ApiError(400, 'Idempotency-Key is given more than once: send one (the client trip id)');
+        }
         const parsed = req.body as ParsedBody | undefined;
         if (!parsed) {
           throw new ApiError(
