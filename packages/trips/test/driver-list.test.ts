@@ -114,15 +114,26 @@ describe.each(testDialects())('driver list on $label', (dialect) => {
 
     it('orders by every sort key, drivers without a value last either way, and pages without overlap', async () => {
       const baseline = (await get('/v1/drivers?limit=100', world.adminToken)).json().drivers as Item[];
-      for (const sort of ['score', '-score', 'distanceKm', '-distanceKm', 'trips', '-trips', 'lastTripDate']) {
+      for (const sort of [
+        'score',
+        '-score',
+        'distanceKm',
+        '-distanceKm',
+        'trips',
+        '-trips',
+        'lastTripDate',
+        '-lastTripDate',
+      ]) {
         const items = (await get(`/v1/drivers?limit=100&sort=${sort}`, world.adminToken)).json().drivers as Item[];
         const key = sort.replace('-', '') as 'score' | 'distanceKm' | 'trips' | 'lastTripDate';
-        const values = items.map((d) => d[key]);
+        const values = items.map((d) => (d.trips === 0 ? null : d[key]));
         const present = values.filter((v) => v !== null) as Array<number | string>;
         const sorted = [...present].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
         expect(present, sort).toEqual(sort.startsWith('-') ? sorted.reverse() : sorted);
         // Nulls (the idle driver's score and last trip) come last in both directions.
         expect(values.slice(present.length).every((v) => v === null)).toBe(true);
+        // So does the driver without trips for every key: its distance and trip count (0) are no value either.
+        expect(items.at(-1)!.driverId, sort).toBe('drv-idle');
         expect(new Set(items.map((d) => d.driverId))).toEqual(new Set(baseline.map((d) => d.driverId)));
       }
       // By name without regard to case; drivers without a name last.

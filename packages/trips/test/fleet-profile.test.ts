@@ -280,20 +280,27 @@ describe.each(testDialects())('fleet risk profiles on $label', (dialect) => {
         (a, b) => a.name.toLowerCase().localeCompare(b.name.toLowerCase()) || a.fleetId.localeCompare(b.fleetId),
       );
       expect(all.map((f) => f.fleetId)).toEqual(byName.map((f) => f.fleetId));
-      for (const sort of ['score', '-score', 'distanceKm', '-distanceKm', 'trips', '-trips', 'lastTripDate']) {
+      for (const sort of [
+        'score',
+        '-score',
+        'distanceKm',
+        '-distanceKm',
+        'trips',
+        '-trips',
+        'lastTripDate',
+        '-lastTripDate',
+      ]) {
         const items = (await get(`/v1/fleets?limit=100&sort=${sort}`, brokerToken)).json().fleets as Item[];
         const key = sort.replace('-', '') as 'score' | 'distanceKm' | 'trips' | 'lastTripDate';
         const withData = items.filter((f) => f[key] !== null && f.trips > 0);
         const values = withData.map((f) => f[key] as number | string);
         const sorted = [...values].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
         expect(values, sort).toEqual(sort.startsWith('-') ? sorted.reverse() : sorted);
-        if (key === 'score' || key === 'lastTripDate') {
-          // Nulls last whichever the direction.
-          expect(
-            items.slice(0, 3).map((f) => f.trips > 0),
-            sort,
-          ).toEqual([true, true, true]);
-        }
+        // Fleets without trips last whichever the key and direction (their distance and trips are 0, not a value).
+        expect(
+          items.map((f) => f.trips > 0),
+          sort,
+        ).toEqual([true, true, true, ...Array(12).fill(false)]);
       }
       const seen: string[] = [];
       for (let page = 1; page <= 2; page++) {

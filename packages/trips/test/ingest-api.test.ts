@@ -201,6 +201,12 @@ describe.each(testDialects())('ingest endpoint on $label', (dialect) => {
           'Idempotency-Key must be',
         ],
         ['{not json', { 'content-type': 'application/json', 'idempotency-key': 'bad-json-01' }, 'not valid JSON'],
+        // Node joins a repeated header with ", ".
+        [
+          JSON.stringify(good),
+          { 'content-type': 'application/json', 'idempotency-key': 'twice-0001, twice-0002' },
+          'Idempotency-Key is given more than once: send one (the client trip id)',
+        ],
         [
           JSON.stringify(bad),
           { 'content-type': 'application/json', 'idempotency-key': 'bad-lat-001' },
@@ -260,6 +266,37 @@ describe.each(testDialects())('ingest endpoint on $label', (dialect) => {
       expect(stored.samples.map((s) => s.t)).toEqual(batch.samples.map((s) => Math.round(s.t)));
     });
 
+    it('refuses a trip that ends more than a day after the server clock (a wrong device clock) with 400, storing nothing', async () => {
+      const headers = (key: string) => ({
+        ...auth(connectorKey),
+        'content-type': 'application/json',
+        'idempotency-key': key,
+      });
+      for (const [key, startMs] of [
+        ['future-2090-01', Date.UTC(2090, 0, 1, 8)],
+        ['future-2days-1', Date.now() + 2 * 86_400_000],
+      ] as const) {
+        const res = await post(JSON.stringify(gpsTrip({ startMs, vehicle: 'AC-100' })), headers(key));
+        expect(res.statusCode, key).toBe(400);
+        expect(res.json().ok).toBe(false);
+        expect(res.json().error).toMatch(
+          /^invalid telemetry: the samples end at \S+Z, more than 24 h after the server's clock \(\S+Z\): the device clock is wrong/,
+        );
+        const stored = await database.db
+          .selectFrom('trip_uploads')
+          .select('trip_id')
+          .where('idempotency_key', '=', key)
+          .execute();
+        expect(stored, key).toEqual([]);
+      }
+      // A device clock a few minutes fast is within the tolerance: its trip is taken.
+      const skewed = await post(
+        JSON.stringify(gpsTrip({ startMs: Date.now() + 10 * 60_000, vehicle: 'AC-100' })),
+        headers('future-10min-1'),
+      );
+      expect(skewed.statusCode).toBe(202);
+    });
+
     it('answers 400, not 500, to a batch whose unknown field is nested too deeply to be stored', async () => {
       const good = JSON.stringify(gpsTrip({ startMs: Date.UTC(2026, 10, 5, 9), vehicle: 'AC-100' }));
       const deep = `${good.slice(0, -1)},"extra":${'['.repeat(200_000)}${']'.repeat(200_000)}}`;
@@ -294,6 +331,14 @@ describe.each(testDialects())('ingest endpoint on $label', (dialect) => {
         'idempotency-key': 'big-gzip-01',
       });
       expect(zipped.statusCode).toBe(413);
+      // The answer says what the limit is and that it counts the decompressed bytes.
+      for (const res of [plain, zipped]) {
+        expect(res.json()).toEqual({
+          ok: false,
+          error:
+            'body too large: the limit is 2 MiB of JSON or NDJSON after decompression (TRIPS_INGEST_BODY_LIMIT_MB); send one trip per request',
+        });
+      }
     });
 
     it('answers bad keys with 401 and a sandbox key with 403', async () => {

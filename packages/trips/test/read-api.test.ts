@@ -202,6 +202,23 @@ describe.each(testDialects())('read API on $label', (dialect) => {
       }
     });
 
+    it('says to send "+" as %2B only when a space shows it was not, not for an impossible date-time that was', async () => {
+      const token = world.fleets[0]!.token;
+      for (const url of [
+        '/v1/trips?to=2026-11-31T00:00:00%2B01:00',
+        '/v1/trips?to=2026-11-20T00:00:00%2B24:00',
+        '/v1/trips?from=2026-11-20T23:59:60Z',
+        '/v1/trips?from=2026-11-20T25:00:00Z',
+      ]) {
+        const res = await get(url, token);
+        expect(res.statusCode, url).toBe(400);
+        expect(res.json().error, url).toMatch(/^(from|to) must be an ISO 8601 date/);
+        expect(res.json().error, url).not.toContain('%2B');
+      }
+      const spaced = await get('/v1/trips?to=2026-11-20T00:00:00+01:00', token);
+      expect(spaced.json().error).toContain('a "+" in a URL must be sent as %2B');
+    });
+
     it('maps credential problems to 401 and 403', async () => {
       const cases: Array<[string | undefined, Record<string, string>, number, string]> = [
         [undefined, {}, 401, 'missing Authorization'],
@@ -221,6 +238,17 @@ describe.each(testDialects())('read API on $label', (dialect) => {
       }
       const narrowed = await get('/v1/trips', world.multiToken, { 'x-fleet-id': 'fleet_alpha' });
       expect(narrowed.statusCode).toBe(200);
+    });
+
+    it('says x-fleet-id takes one fleet when it is repeated or lists several (Node joins repeats with ", ")', async () => {
+      for (const value of ['fleet_alpha, fleet_bravo', 'fleet_alpha, fleet_alpha', 'fleet_alpha,fleet_bravo']) {
+        const res = await get('/v1/trips', world.adminToken, { 'x-fleet-id': value });
+        expect(res.statusCode, value).toBe(400);
+        expect(res.json()).toEqual({
+          ok: false,
+          error: 'x-fleet-id is given more than once or names several fleets: give one fleet id',
+        });
+      }
     });
 
     it('applies a token change made by any writer from the next request on, though the token was cached', async () => {

@@ -43,6 +43,42 @@ describe('buildTrack', () => {
     expect(Number.isFinite(track.speedMps[110]!)).toBe(true);
   });
 
+  it('bridges a GPS gap at the speed of the straight line between its fixes, with or without Doppler', () => {
+    const sum = (a: Float64Array, from = 0, to = a.length) => a.subarray(from, to).reduce((s, v) => s + v, 0);
+    for (const doppler of [true, false]) {
+      // A 30 s tunnel on the straight cruise at 90 km/h: the fixes at 299 s and 331 s remain, 800 m apart.
+      const batch = emit(truth, { gpsHz: 1, doppler, gpsNoiseM: 0.5 });
+      const fixes = batch.samples.filter((s) => s.t < truth.t0Ms + 300_000 || s.t > truth.t0Ms + 330_000);
+      const track = buildTrack(cleanGps(fixes));
+      const chordM = Math.hypot(track.xM[331]! - track.xM[299]!, track.yM[331]! - track.yM[299]!);
+      expect(track.gap[315], `doppler ${doppler}`).toBe(1);
+      expect(Math.abs(track.speedMps[315]! * 32 - chordM), `doppler ${doppler}`).toBeLessThan(0.01 * chordM);
+      expect(Math.abs(sum(track.stepM, 300, 331) - (chordM * 31) / 32), `doppler ${doppler}`).toBeLessThan(25);
+
+      // OBD speed, where it covers the gap, is a measurement: it is used, with Doppler fixes around or not.
+      const obd = batch.samples
+        .filter((s) => s.type === 'gps')
+        .map((s) => ({ type: 'obd' as const, t: s.t, speedKmh: 70 }));
+      const withObd = buildTrack(cleanGps(fixes), { obd });
+      expect(withObd.speedMps[315]! * 3.6, `doppler ${doppler}`).toBeCloseTo(70, 6);
+
+      // An hour without fixes where the vehicle did not go anywhere (parked in a garage with the receiver off,
+      // entered and left at walking pace; the phone's GPS asleep at a stop): the hour adds no distance and no
+      // moving time. Bridged at the speeds before and after, or by the smoother's velocity, it was driven.
+      const plain = buildTrack(cleanGps(batch.samples));
+      const moving = (t: typeof plain) => t.speedMps.reduce((n, v) => n + (v * 3.6 >= 8 ? 1 : 0), 0);
+      // Inside the 20 s stop (105-125 s) after the first turn, and while cruising at 50 km/h (141 s).
+      for (const cutMs of [115_000, 141_000]) {
+        const parked = batch.samples.map((s) => (s.t > truth.t0Ms + cutMs ? { ...s, t: s.t + 3_600_000 } : s));
+        const withHour = buildTrack(cleanGps(parked));
+        const label = `doppler ${doppler}, cut at ${cutMs / 1000} s`;
+        expect(withHour.n - plain.n, label).toBe(3600);
+        expect(Math.abs(sum(withHour.stepM) - sum(plain.stepM)), label).toBeLessThan(5);
+        expect(Math.abs(moving(withHour) - moving(plain)), label).toBeLessThanOrEqual(2);
+      }
+    }
+  });
+
   it('finds the trip between the first and the last movement', () => {
     const track = buildTrack(cleanGps(emit(truth).samples));
     const windows = findTripWindows(track);

@@ -85,6 +85,8 @@ export function buildTrack(gps: CleanGps, options: TrackOptions = {}): Track {
   const dopplerHeading = new Float64Array(n).fill(Number.NaN);
   const measured = new Uint8Array(n);
   const reset = new Uint8Array(n);
+  // Inside a gap: the speed that covers the straight line between the fixes around it in their interval.
+  const bridgeMps = new Float64Array(n).fill(Number.NaN);
 
   // Linear interpolation of the fixes at each grid time.
   let a = 0;
@@ -114,6 +116,7 @@ export function buildTrack(gps: CleanGps, options: TrackOptions = {}): Track {
     } else if (intervalS > MAX_INTERPOLATED_GAP_S && !atFix) {
       track.gap[i] = 1;
       track.gapS++;
+      bridgeMps[i] = Math.hypot(gps.xM[b]! - gps.xM[a]!, gps.yM[b]! - gps.yM[a]!) / intervalS;
     }
     measured[i] = track.gap[i] ? 0 : 1;
     if (breakPending && !track.broken[i]) {
@@ -146,13 +149,21 @@ export function buildTrack(gps: CleanGps, options: TrackOptions = {}): Track {
     sigmaM: options.positionNoiseM ?? 3,
     q: options.smootherQ ?? 4,
   });
-  const obdSpeed = useDoppler ? null : obdSpeedOnGrid(options.obd ?? [], t0Ms, n);
+  // OBD speed is a measurement in a GPS gap too, Doppler or not.
+  const obdGrid = options.obd && options.obd.length > 0 ? obdSpeedOnGrid(options.obd, t0Ms, n) : null;
+  const obdSpeed = useDoppler ? null : obdGrid;
   track.speedSource = useDoppler ? 'gps-doppler' : obdSpeed ? 'obd' : 'gps-position';
 
   for (let i = 0; i < n; i++) {
     const vSmooth = Math.hypot(smooth.vxMps[i]!, smooth.vyMps[i]!);
     let v = vSmooth;
-    if (useDoppler && Number.isFinite(doppler[i]!)) v = doppler[i]!;
+    if (obdGrid && Number.isFinite(obdGrid[i]!) && track.gap[i]) v = obdGrid[i]!;
+    else if (Number.isFinite(bridgeMps[i]!)) {
+      // Nothing measured the speed here: neither the Doppler speeds at the gap's ends (the vehicle may have
+      // stopped in between: a garage, a parked phone's sleeping receiver) nor the smoother, whose velocity
+      // wanders over a long gap. The straight line between the fixes is what the gap certainly covered.
+      v = bridgeMps[i]!;
+    } else if (useDoppler && Number.isFinite(doppler[i]!)) v = doppler[i]!;
     else if (obdSpeed && Number.isFinite(obdSpeed[i]!)) v = obdSpeed[i]!;
     if (v < STANDSTILL_MPS) v = 0;
     track.speedMps[i] = track.broken[i] ? Number.NaN : v;

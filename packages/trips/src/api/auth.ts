@@ -50,7 +50,10 @@ export async function resolveScope(
   }
 
   const fleetHeader = req.headers['x-fleet-id'];
-  if (Array.isArray(fleetHeader)) throw badRequest('x-fleet-id is given more than once: give one fleet id');
+  // Node's parser joins a repeated header into one value with ", ": a comma is a repeat or a list either way.
+  if (Array.isArray(fleetHeader) || fleetHeader?.includes(',')) {
+    throw badRequest('x-fleet-id is given more than once or names several fleets: give one fleet id');
+  }
   if (fleetHeader !== undefined) {
     const fleetId = fleetHeader.trim();
     if (!FLEET_ID_PATTERN.test(fleetId)) {

@@ -79,8 +79,10 @@ function instant(query: Query, name: 'from' | 'to'): number | undefined {
     ms = Date.parse(raw.replace(/([+-])(\d{2}):?(\d{2})?$/, (_m, sign, hh, mm) => `${sign}${hh}:${mm ?? '00'}`));
   }
   if (!Number.isFinite(ms)) {
-    // A '+' written into a URL as it is arrives as a space (form encoding): say so, it is the usual cause.
-    const hint = DATE_TIME.test(raw.replace(' ', '+')) ? '; a "+" in a URL must be sent as %2B' : '';
+    // A '+' written into a URL as it is arrives as a space (form encoding): say so, it is the usual cause. Only
+    // then: a value that came with its '+' (an impossible date or offset) has another problem.
+    const hint =
+      raw.includes(' ') && DATE_TIME.test(raw.replace(' ', '+')) ? '; a "+" in a URL must be sent as %2B' : '';
     throw badRequest(
       `${name} must be an ISO 8601 date (2026-11-20) or date-time with offset (2026-11-20T08:00:00Z) (got ${show(raw)})${hint}`,
     );

@@ -44,4 +44,23 @@ describe('readCsv', () => {
     expect(rejected).toHaveLength(1);
     expect(rejected[0]!.reason).toMatch(/^line 2: the time 1970-01-01T00:00:00.000Z is before 2000: relative times/);
   });
+
+  it('rejects a row with an empty or blank longitude or latitude instead of reading it as 0', () => {
+    for (const [lon, lat] of [
+      ['', '43.73'],
+      ['7.42', ''],
+      ['  ', '43.73'],
+      ['7.42', '""'],
+    ]) {
+      const text = [
+        'lon,lat,time',
+        ...rows(3, (i) => (i === 1 ? `${lon},${lat},${iso(i)}` : `7.42,43.7${i},${iso(i)}`)),
+      ].join('\n');
+      const { trips, rejected } = readCsv(text);
+      expect(trips, `${lon}|${lat}`).toEqual([]);
+      expect(rejected, `${lon}|${lat}`).toEqual([
+        { location: 'the file', reason: expect.stringMatching(/^line 3: (longitude|latitude) "" is not a number/) },
+      ]);
+    }
+  });
 });

@@ -26,6 +26,16 @@ export interface FileContents {
 /** 2000-01-01T00:00:00Z: no telemetry this service scores is older. */
 const EARLIEST_TIME_MS = 946_684_800_000;
 
+/**
+ * A coordinate as read from text (CSV cell, GPX attribute) or JSON. `Number` reads an empty or blank
+ * string as 0, which would put a fix with a missing value on the equator or the prime meridian: missing
+ * stays missing (NaN) here, and the sample is refused.
+ */
+function coordinate(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  return value.trim() === '' ? Number.NaN : Number(value);
+}
+
 /** A GPS sample from parsed values, or a reason it cannot be one. */
 export function gpsSample(values: {
   lon: unknown;
@@ -36,8 +46,8 @@ export function gpsSample(values: {
   accuracyM?: number;
   altitudeM?: number;
 }): GpsSample | string {
-  const lon = typeof values.lon === 'string' ? Number(values.lon) : values.lon;
-  const lat = typeof values.lat === 'string' ? Number(values.lat) : values.lat;
+  const lon = coordinate(values.lon);
+  const lat = coordinate(values.lat);
   if (typeof lon !== 'number' || !Number.isFinite(lon) || lon < -180 || lon > 180) {
     return `longitude ${JSON.stringify(values.lon)} is not a number between -180 and 180`;
   }

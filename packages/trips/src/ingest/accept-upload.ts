@@ -10,6 +10,12 @@ import type { TripsDb } from '../store/open-trips-database.ts';
 
 const gzipAsync = promisify(gzip);
 
+/**
+ * How far after the server's clock a trip may end: a device clock a little fast (or a server's a little slow)
+ * is no reason to lose a trip, a trip dated tomorrow or later is a clock set wrong.
+ */
+export const MAX_CLOCK_AHEAD_MS = 24 * 3_600_000;
+
 /** `Idempotency-Key`: 8-128 characters of `[A-Za-z0-9._:-]`. */
 export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9._:-]{8,128}$/;
 
@@ -57,6 +63,14 @@ export async function acceptUpload(
     );
   }
   const batch = result.batch;
+  // Validation orders the samples, so the last is the latest. A trip from the future is a device clock set
+  // wrong (a year, a decade): stored, it would head every trip list and end every lifetime until that date.
+  const lastMs = batch.samples.at(-1)!.t;
+  if (lastMs > nowMs + MAX_CLOCK_AHEAD_MS) {
+    throw new InvalidInputError(
+      `invalid telemetry: the samples end at ${new Date(lastMs).toISOString()}, more than ${MAX_CLOCK_AHEAD_MS / 3_600_000} h after the server's clock (${new Date(nowMs).toISOString()}): the device clock is wrong; send the times it recorded in epoch milliseconds UTC`,
+    );
+  }
   if (batch.clientTripId !== undefined && batch.clientTripId !== idempotencyKey) {
     throw new InvalidInputError(
       `clientTripId "${batch.clientTripId}" differs from the Idempotency-Key "${idempotencyKey}": they must be equal`,

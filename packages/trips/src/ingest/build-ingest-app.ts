@@ -72,7 +72,8 @@ export async function buildIngestApp(options: IngestAppOptions): Promise<Fastify
     },
   });
   app.decorateRequest('ingestKey', null);
-  app.setErrorHandler((err: FastifyError, req, reply) => sendIngestError(err, req, reply));
+  const bodyLimitBytes = options.bodyLimitBytes ?? DEFAULT_INGEST_BODY_LIMIT_BYTES;
+  app.setErrorHandler((err: FastifyError, req, reply) => sendIngestError(err, req, reply, bodyLimitBytes));
   app.setNotFoundHandler((req, reply) => {
     void reply
       .code(404)
@@ -145,6 +146,10 @@ export async function buildIngestApp(options: IngestAppOptions): Promise<Fastify
         if (typeof idempotencyKey !== 'string' || idempotencyKey === '') {
           throw new ApiError(400, 'missing Idempotency-Key header: send the client trip id (8-128 characters)');
         }
+        // A key holds no comma or space: this is a repeated header, which Node joins with ", ".
+        if (idempotencyKey.includes(', ')) {
+          throw new ApiError(400, 'Idempotency-Key is given more than once: send one (the client trip id)');
+        }
         const parsed = req.body as ParsedBody | undefined;
         if (!parsed) {
           throw new ApiError(
@@ -209,7 +214,12 @@ async function authenticate(req: FastifyRequest, database: TripsDatabase, enviro
   }
 }
 
-function sendIngestError(err: FastifyError | ApiError | DomainError, req: FastifyRequest, reply: FastifyReply) {
+function sendIngestError(
+  err: FastifyError | ApiError | DomainError,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  bodyLimitBytes: number,
+) {
   if (err instanceof ApiError) {
     if (err.statusCode === 401) reply.header('www-authenticate', 'Bearer realm="trips-ingest"');
     return reply.code(err.statusCode).send({ ok: false, error: err.message });
@@ -219,7 +229,12 @@ function sendIngestError(err: FastifyError | ApiError | DomainError, req: Fastif
   if (err instanceof IdempotencyConflictError) return reply.code(409).send({ ok: false, error: err.message });
   const status = typeof (err as FastifyError).statusCode === 'number' ? (err as FastifyError).statusCode! : 500;
   if (status === 413) {
-    return reply.code(413).send({ ok: false, error: 'body too large: send one trip per request' });
+    // The limit applies to the decompressed body: a sender looking at its 2 MB gzip file must be told.
+    const limit = `${Math.round((bodyLimitBytes / 1024 / 1024) * 10) / 10} MiB`;
+    return reply.code(413).send({
+      ok: false,
+      error: `body too large: the limit is ${limit} of JSON or NDJSON after decompression (TRIPS_INGEST_BODY_LIMIT_MB); send one trip per request`,
+    });
   }
   if (status >= 400 && status < 500) {
     const code = status === 404 || status === 429 ? status : 400;

@@ -31,8 +31,10 @@ const SORT_KEYS: Record<string, (d: DriverSummary) => number | string | null> = 
   driverId: (d) => d.driverId,
   name: (d) => (d.name === null ? null : d.name.toLowerCase()),
   score: (d) => d.score,
-  distanceKm: (d) => d.distanceKm,
-  trips: (d) => d.trips,
+  // Without trips in the window there is no distance or trip count to order by (0 is not a value): last, as
+  // the score and last trip are.
+  distanceKm: (d) => (d.trips > 0 ? d.distanceKm : null),
+  trips: (d) => (d.trips > 0 ? d.trips : null),
   lastTripDate: (d) => d.lastTripDate,
 };
 

@@ -150,8 +150,10 @@ export async function fleetProfile(
 const SORT_KEYS: Record<string, (f: FleetSummary) => number | string | null> = {
   name: (f) => f.name.toLowerCase(),
   score: (f) => f.score,
-  distanceKm: (f) => f.distanceKm,
-  trips: (f) => f.trips,
+  // Without trips in the window there is no distance or trip count to order by (0 is not a value): last, as
+  // the score and last trip are.
+  distanceKm: (f) => (f.trips > 0 ? f.distanceKm : null),
+  trips: (f) => (f.trips > 0 ? f.trips : null),
   lastTripDate: (f) => f.lastTripDate,
 };
 

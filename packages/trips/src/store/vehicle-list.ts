@@ -40,8 +40,10 @@ export interface VehicleList {
 const SORT_KEYS: Record<string, (v: VehicleSummary) => number | string | null> = {
   plate: (v) => v.plate,
   score: (v) => v.score,
-  distanceKm: (v) => v.distanceKm,
-  trips: (v) => v.trips,
+  // Without trips in the window there is no distance or trip count to order by (0 is not a value): last, as
+  // the score and last trip are.
+  distanceKm: (v) => (v.trips > 0 ? v.distanceKm : null),
+  trips: (v) => (v.trips > 0 ? v.trips : null),
   // ISO dates of one format order as their instants do.
   lastTripDate: (v) => v.lastTripDate,
 };
