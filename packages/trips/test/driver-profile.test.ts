@@ -128,6 +128,18 @@ describe.each(testDialects())('driver profile on $label', (dialect) => {
       expect(narrowed.json().driver).toMatchObject({ fleetId: 'fleet_bravo', name: 'Shared of fleet_bravo' });
       // A fleet token sees only its own driver of that id.
       expect((await get('/v1/drivers/drv-shared', alpha.token)).json().driver.fleetId).toBe('fleet_alpha');
+
+      // The trip list filtered by that id asks the same; an id one fleet of the scope knows is that fleet's.
+      const ambiguousTrips = await get('/v1/trips?driver=drv-shared', world.adminToken);
+      expect(ambiguousTrips.statusCode).toBe(400);
+      expect(ambiguousTrips.json().error).toBe(ambiguous.json().error);
+      const bravoTrips = await get('/v1/trips?driver=drv-shared', world.adminToken, { 'x-fleet-id': 'fleet_bravo' });
+      expect(bravoTrips.json()).toMatchObject({ ok: true, trips: [], pagination: { total: 0 } });
+      const one = alpha.drivers[0]!;
+      const viaAdmin = (await get(`/v1/trips?driver=${one}&limit=100`, world.adminToken)).json();
+      const viaFleet = (await get(`/v1/trips?driver=${one}&limit=100`, alpha.token)).json();
+      expect(viaAdmin.pagination.total).toBeGreaterThan(0);
+      expect(viaAdmin).toEqual(viaFleet);
     });
 
     it('answers bad input with 400 naming the parameter', async () => {

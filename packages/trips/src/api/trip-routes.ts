@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { TRIP_ID_PATTERN } from '../ids.ts';
+import { fleetsWithDriver } from '../store/driver-profile.ts';
 import type { TripsDatabase } from '../store/open-trips-database.ts';
 import { listTrips } from '../store/trip-list.ts';
 import { breakdownBody, findBreakdownRow, findRoute, findTrip, themeLabels } from '../store/trip-reads.ts';
@@ -41,8 +42,20 @@ export function registerTripRoutes(app: FastifyInstance, { database }: Deps): vo
   const db = database.db;
 
   app.get('/trips', async (req, reply) => {
-    const { fleets } = scopeOf(req);
+    let { fleets } = scopeOf(req);
     const query = parseListQuery(req.query as Record<string, unknown>);
+    const driverId = query.filter.driverId;
+    if (driverId !== undefined && fleets.length > 1) {
+      // Driver ids are unique per fleet: the same id in two fleets of the scope is two people, as for
+      // `GET /v1/drivers/{driverId}`. One fleet knowing the id narrows the list to it.
+      const known = await fleetsWithDriver(db, fleets, driverId);
+      if (known.length > 1) {
+        throw badRequest(
+          `driver id ${driverId} exists in fleets ${known.join(', ')}: send x-fleet-id with the fleet you mean`,
+        );
+      }
+      if (known.length === 1) fleets = known;
+    }
     const { itemsJson, total } = await listTrips(db, fleets, query.filter, {
       offset: (query.page - 1) * query.limit,
       limit: query.limit,
