@@ -7,7 +7,7 @@ import { parseDays, parseExpiry, printRows } from './cli/output.ts';
 import { type TripsConfig, tripsConfigSpec } from './config.ts';
 import { ENVIRONMENTS, type Environment, parseEnvironment } from './environment.ts';
 import { createApiToken, listApiTokens, revokeApiToken } from './store/api-tokens.ts';
-import { createDriver, listDrivers } from './store/drivers.ts';
+import { createDriver, listDrivers, renameDriver } from './store/drivers.ts';
 import { deleteFleet, fleetDeletionCounts } from './store/fleet-deletion.ts';
 import { createFleet, listFleets, requireFleet } from './store/fleets.ts';
 import { createIngestKey, listIngestKeys, revokeIngestKey } from './store/ingest-keys.ts';
@@ -280,6 +280,19 @@ drivers
     withDatabase(opts.env, async (db) => {
       const d = await createDriver(db.db, { fleetId: opts.fleet, driverId: opts.id, name: opts.name });
       process.stdout.write(`${d.driverId}\n`);
+    }),
+  );
+drivers
+  .command('rename')
+  .description('set the display name of a driver (one registered by telemetry has none)')
+  .requiredOption('--fleet <fleetId>', 'fleet')
+  .requiredOption('--id <driverId>', 'driver id')
+  .requiredOption('--name <name>', 'display name')
+  .addOption(envOption())
+  .action((opts: { fleet: string; id: string; name: string; env: string }) =>
+    withDatabase(opts.env, async (db) => {
+      const d = await renameDriver(db.db, { fleetId: opts.fleet, driverId: opts.id, name: opts.name });
+      process.stdout.write(`${d.driverId}: ${d.name}\n`);
     }),
   );
 drivers

@@ -1,7 +1,7 @@
 import { testDialects } from '@svc/platform/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDriver } from '../src/store/drivers.ts';
+import { createDriver, renameDriver } from '../src/store/drivers.ts';
 import { TRIPS_MIGRATION_TABLE, tripsMigrations } from '../src/store/migrations.ts';
 import { claimEnvironment, type TripsDatabase } from '../src/store/open-trips-database.ts';
 import { buildWorld, sandboxApiApp, type World } from './fixtures/world.ts';
@@ -140,6 +140,24 @@ describe.each(testDialects())('driver profile on $label', (dialect) => {
       const viaFleet = (await get(`/v1/trips?driver=${one}&limit=100`, alpha.token)).json();
       expect(viaAdmin.pagination.total).toBeGreaterThan(0);
       expect(viaAdmin).toEqual(viaFleet);
+    });
+
+    it('shows a new name once the driver is renamed, and refuses a driver or name that does not fit', async () => {
+      const alpha = world.fleets[0]!;
+      const driverId = alpha.drivers[1]!;
+      await renameDriver(database.db, { fleetId: 'fleet_alpha', driverId, name: '  Ada Lovelace ' });
+      expect((await get(`/v1/drivers/${driverId}`, alpha.token)).json().driver.name).toBe('Ada Lovelace');
+      const listed = (await get('/v1/drivers', alpha.token)).json().drivers as Array<{
+        driverId: string;
+        name: string;
+      }>;
+      expect(listed.find((d) => d.driverId === driverId)?.name).toBe('Ada Lovelace');
+      await expect(
+        renameDriver(database.db, { fleetId: 'fleet_bravo', driverId: 'drv-nobody', name: 'X' }),
+      ).rejects.toThrow('driver drv-nobody not found in fleet fleet_bravo (see drivers list)');
+      await expect(renameDriver(database.db, { fleetId: 'fleet_alpha', driverId, name: ' ' })).rejects.toThrow(
+        'driver name must be 1-200 characters',
+      );
     });
 
     it('answers bad input with 400 naming the parameter', async () => {

@@ -1,4 +1,4 @@
-import { UniqueViolationError } from '@svc/platform';
+import { NotFoundError, UniqueViolationError } from '@svc/platform';
 import type { Kysely } from 'kysely';
 import { AlreadyExistsError, InvalidInputError } from '../errors.ts';
 import { DRIVER_ID_PATTERN } from '../ids.ts';
@@ -28,10 +28,7 @@ export async function createDriver(
   nowMs = Date.now(),
 ): Promise<Driver> {
   checkDriverId(input.driverId);
-  const name = input.name?.trim();
-  if (name !== undefined && (name.length === 0 || name.length > 200)) {
-    throw new InvalidInputError('driver name must be 1-200 characters');
-  }
+  const name = input.name === undefined ? undefined : checkDriverName(input.name);
   await requireFleet(db, input.fleetId);
   try {
     await db
@@ -49,6 +46,40 @@ export async function createDriver(
     driverId: input.driverId,
     name: name ?? null,
     createdAt: new Date(nowMs).toISOString(),
+  };
+}
+
+/** Checks and trims a driver's display name (1-200 characters). */
+function checkDriverName(name: string): string {
+  const trimmed = name.trim();
+  if (trimmed.length === 0 || trimmed.length > 200) throw new InvalidInputError('driver name must be 1-200 characters');
+  return trimmed;
+}
+
+/**
+ * Sets the display name of a driver of a fleet, e.g. one that telemetry registered without a name. The name
+ * is shown by the driver list and profiles; trips refer to drivers by id, so they are unchanged.
+ */
+export async function renameDriver(
+  db: TripsDb,
+  input: { fleetId: string; driverId: string; name: string },
+): Promise<Driver> {
+  checkDriverId(input.driverId);
+  const name = checkDriverName(input.name);
+  await requireFleet(db, input.fleetId);
+  const row = await db
+    .updateTable('drivers')
+    .set({ name })
+    .where('fleet_id', '=', input.fleetId)
+    .where('driver_id', '=', input.driverId)
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) throw new NotFoundError(`driver ${input.driverId} not found in fleet ${input.fleetId} (see drivers list)`);
+  return {
+    fleetId: row.fleet_id,
+    driverId: row.driver_id,
+    name: row.name,
+    createdAt: new Date(row.created_at_ms).toISOString(),
   };
 }
 
