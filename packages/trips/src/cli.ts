@@ -541,6 +541,7 @@ one that tells.`,
           `${s.file}: ${s.imported} imported, ${s.duplicates} duplicate${s.duplicates === 1 ? '' : 's'}, ${s.rejected.length} rejected\n`,
         );
         for (const r of s.rejected) process.stdout.write(`  rejected ${r.location}: ${r.reason}\n`);
+        for (const r of s.skipped) process.stdout.write(`  skipped ${r.location}: ${r.reason}\n`);
         if (s.imported + s.duplicates === 0) failedFiles++;
       }
       const imported = summaries.flatMap((s) => s.importedTrips.map((t) => ({ ...t, file: s.file })));

@@ -9,6 +9,7 @@ import { createFleet } from '../src/store/fleets.ts';
 import { TRIPS_MIGRATION_TABLE, tripsMigrations } from '../src/store/migrations.ts';
 import type { TripsDatabase } from '../src/store/open-trips-database.ts';
 import { createVehicle } from '../src/store/vehicles.ts';
+import { scorableTrip } from './fixtures/scorable-trip.ts';
 
 const T0 = Date.UTC(2026, 10, 1, 8, 0, 0);
 const iso = (i: number) => new Date(T0 + i * 1000).toISOString();
@@ -122,6 +123,56 @@ describe.each(testDialects())('file connectors on $label', (dialect) => {
         .where('trip_id', '=', s.tripIds[0]!)
         .executeTakeFirstOrThrow();
       expect(upload).toEqual({ source: 'import:trips.csv.gz', sample_count: 30 });
+    });
+
+    it('splits a track of several drives into one trip per drive, leaving out a movement too short to be one', async () => {
+      // One CSV track without a trip column: a 4-minute drive, 20 minutes parked, 40 s of moving the car
+      // 150 m across a yard, 20 minutes parked, and another 4-minute drive.
+      const fixes: Array<{ t: number; lat: number; lon: number }> = [];
+      const drive = (startMs: number, seed: number) => {
+        for (const s of scorableTrip({ startMs, vehicle: 'IM-1', seed, minutes: 4 }).samples) {
+          if (s.type === 'gps') fixes.push({ t: s.t, lat: s.lat, lon: s.lon });
+        }
+      };
+      const park = (fromMs: number, minutes: number, at: { lat: number; lon: number }) => {
+        for (let k = 1; k <= minutes; k++) fixes.push({ t: fromMs + k * 60_000, lat: at.lat, lon: at.lon });
+      };
+      const t0 = Date.UTC(2026, 10, 5, 7, 0);
+      drive(t0, 3);
+      park(fixes.at(-1)!.t, 20, fixes.at(-1)!);
+      const yard = fixes.at(-1)!;
+      for (let i = 1; i <= 40; i++) fixes.push({ t: yard.t + i * 1000, lat: yard.lat, lon: yard.lon + i * 0.00005 });
+      park(fixes.at(-1)!.t, 20, fixes.at(-1)!);
+      drive(fixes.at(-1)!.t + 60_000, 4);
+      const rows = ['timestamp,lat,lon', ...fixes.map((f) => `${new Date(f.t).toISOString()},${f.lat},${f.lon}`)];
+      const file = path.join(dir, 'day.csv');
+      writeFileSync(file, rows.join('\n'));
+
+      const { contents } = await readImportFile(file);
+      expect(contents.trips.map((t) => t.label)).toEqual([
+        expect.stringMatching(/^the file \(lines 2-\d+\), drive 1 of 2 \(07:00-07:0\d UTC\)$/),
+        expect.stringMatching(/^the file \(lines 2-\d+\), drive 2 of 2 \(07:4\d-07:\d\d UTC\)$/),
+      ]);
+      expect(contents.skipped).toEqual([
+        {
+          location: expect.stringMatching(/^the file \(lines 2-\d+\), 07:2\d-07:2\d UTC$/),
+          reason: expect.stringMatching(/^not a trip between the drives: /),
+        },
+      ]);
+      const s = await importFile(database.db, file, options);
+      expect(s).toMatchObject({ imported: 2, duplicates: 0, rejected: [] });
+      expect(s.skipped).toHaveLength(1);
+      // Each drive is stored as its own trip, with only its own fixes.
+      const uploads = await database.db
+        .selectFrom('trip_uploads')
+        .select(['trip_id', 'first_sample_ms', 'sample_count'])
+        .where('trip_id', 'in', s.tripIds)
+        .orderBy('first_sample_ms')
+        .execute();
+      expect(uploads.map((u) => Number(u.first_sample_ms))).toEqual([t0, expect.any(Number)]);
+      expect(Number(uploads[1]!.first_sample_ms)).toBeGreaterThan(t0 + 40 * 60_000);
+      expect(uploads.every((u) => u.sample_count < fixes.length / 2)).toBe(true);
+      expect(await importFile(database.db, file, options)).toMatchObject({ imported: 0, duplicates: 2 });
     });
 
     it('reads GeoJSON LineStrings with coordTimes and rejects a feature without times', async () => {

@@ -21,6 +21,8 @@ export interface FileRejection {
 export interface FileContents {
   trips: FileTrip[];
   rejected: FileRejection[];
+  /** Movements left out between the drives of a track split into trips (not trips, not errors). */
+  skipped?: FileRejection[];
 }
 
 /** 2000-01-01T00:00:00Z: no telemetry this service scores is older. */

@@ -12,6 +12,7 @@ import type { FileContents, FileRejection, FileTrip } from './file-trip.ts';
 import { readGeoJson } from './geojson-connector.ts';
 import { readGpx } from './gpx-connector.ts';
 import { readNdjson } from './ndjson-connector.ts';
+import { splitDrives } from './split-trips.ts';
 
 export type FileFormat = 'gpx' | 'csv' | 'geojson' | 'ndjson';
 
@@ -24,6 +25,8 @@ export interface FileSummary {
   imported: number;
   duplicates: number;
   rejected: FileRejection[];
+  /** Short movements left out between the drives of a track split into trips (see split-trips.ts). */
+  skipped: FileRejection[];
   /** Ids of the trips found in the file and stored (imported now, or duplicates of stored trips). */
   tripIds: string[];
   /** The trips stored by this import (not the duplicates), with where each is in the file. */
@@ -96,7 +99,7 @@ export async function readImportFile(
   }
   const text = bytes.toString('utf8');
   const read = { gpx: readGpx, csv: readCsv, geojson: readGeoJson, ndjson: readNdjson }[format];
-  return { format, contents: read(text) };
+  return { format, contents: splitDrives(read(text)) };
 }
 
 /**
@@ -114,6 +117,7 @@ export async function importFile(db: TripsDb, file: string, options: ImportOptio
     imported: 0,
     duplicates: 0,
     rejected: [...contents.rejected],
+    skipped: [...(contents.skipped ?? [])],
     tripIds: [],
     importedTrips: [],
   };
