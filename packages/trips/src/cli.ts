@@ -14,7 +14,7 @@ import { createIngestKey, listIngestKeys, revokeIngestKey } from './store/ingest
 import { queueCounts, requeue } from './store/job-queue.ts';
 import { deleteLocationData, driverDataCounts, eraseDriver } from './store/location-data.ts';
 import { openTripsDatabase, type TripsDatabase } from './store/open-trips-database.ts';
-import { createVehicle, listVehicles, requireVehicle } from './store/vehicles.ts';
+import { createVehicle, listVehicles, requireVehicle, updateVehicle } from './store/vehicles.ts';
 
 const envOption = () =>
   new Option('--env <environment>', 'environment whose database to use')
@@ -268,6 +268,26 @@ vehicles
     }),
   );
 
+vehicles
+  .command('update')
+  .description('change the machine type, make or model of a vehicle (trips already scored keep theirs)')
+  .requiredOption('--plate <plate>', 'the vehicle')
+  .option('--type <machineType>', 'car, van, truck, motorcycle or bus')
+  .option('--make <make>', 'manufacturer')
+  .option('--model <model>', 'model')
+  .addOption(envOption())
+  .action((opts: { plate: string; type?: string; make?: string; model?: string; env: string }) =>
+    withDatabase(opts.env, async (db) => {
+      const v = await updateVehicle(db.db, {
+        plate: opts.plate,
+        machineType: opts.type,
+        make: opts.make,
+        model: opts.model,
+      });
+      process.stdout.write(`${v.plate}: ${v.machineType}, ${v.make ?? '-'} ${v.model ?? '-'}\n`);
+    }),
+  );
+
 const drivers = program.command('drivers').description('drivers of a fleet');
 drivers
   .command('create')
@@ -514,24 +534,28 @@ one that tells.`,
         if (vehicle.fleetId !== opts.fleet)
           throw new Error(`vehicle ${vehicle.plate} belongs to fleet ${vehicle.fleetId}`);
       }
-      let total = 0;
-      for (const f of files) total += (await readImportFile(f)).contents.trips.length;
       const bar = new SingleBar({
         format: 'importing {bar} {value}/{total} trips | {file}',
         noTTYOutput: false,
         stream: process.stderr,
       });
+      // Each file is read once; the bar's total grows as the files are read (holding every file's trips
+      // in memory to count them first would hold the whole import at once).
+      let total = 0;
       bar.start(total, 0, { file: '' });
       const summaries = [];
       for (const file of files) {
         bar.update({ file: path.basename(file) });
+        const read = await readImportFile(file);
+        total += read.contents.trips.length;
+        bar.setTotal(total);
         summaries.push(
-          await importFile(db.db, file, {
-            fleetId: opts.fleet,
-            plate: opts.vehicle,
-            driverId: opts.driver,
-            onTrip: () => bar.increment(),
-          }),
+          await importFile(
+            db.db,
+            file,
+            { fleetId: opts.fleet, plate: opts.vehicle, driverId: opts.driver, onTrip: () => bar.increment() },
+            read,
+          ),
         );
       }
       bar.stop();

@@ -6,7 +6,7 @@ import { createFleet } from '../src/store/fleets.ts';
 import { TRIPS_MIGRATION_TABLE, tripsMigrations } from '../src/store/migrations.ts';
 import { claimEnvironment, type TripsDatabase } from '../src/store/open-trips-database.ts';
 import { VEHICLE_SORTS } from '../src/store/vehicle-list.ts';
-import { createVehicle } from '../src/store/vehicles.ts';
+import { createVehicle, updateVehicle } from '../src/store/vehicles.ts';
 import { buildWorld, sandboxApiApp, type World } from './fixtures/world.ts';
 
 interface Item {
@@ -201,6 +201,26 @@ describe.each(testDialects())('vehicle list on $label', (dialect) => {
       expect(vans.vehicles.every((v: Item) => v.machineType === 'van')).toBe(true);
       const both = (await get('/v1/vehicles?machineType=van,car&limit=100', deltaToken)).json();
       expect(both.pagination.total).toBe(23);
+    });
+
+    it('shows a vehicle as updated: machine type, make and model', async () => {
+      const plate = deltaPlates[22]!;
+      const updated = await updateVehicle(database.db, {
+        plate: plate.toLowerCase(),
+        machineType: 'Truck',
+        make: ' MAN ',
+      });
+      expect(updated).toMatchObject({ plate, machineType: 'truck', make: 'MAN', model: null });
+      const trucks = (await get('/v1/vehicles?machineType=truck', deltaToken)).json().vehicles as Item[];
+      expect(trucks.map((v) => [v.plate, v.make])).toEqual([[plate, 'MAN']]);
+      await expect(updateVehicle(database.db, { plate, machineType: 'tractor' })).rejects.toThrow(
+        'machine type "tractor" is invalid: use one of car, van, truck, motorcycle, bus',
+      );
+      await expect(updateVehicle(database.db, { plate })).rejects.toThrow('nothing to change');
+      await expect(updateVehicle(database.db, { plate: 'ZZ-404', model: 'X' })).rejects.toThrow(
+        'vehicle ZZ-404 does not exist (see vehicles list)',
+      );
+      await updateVehicle(database.db, { plate, machineType: 'car' });
     });
 
     it('answers bad parameters with 400 naming the parameter', async () => {

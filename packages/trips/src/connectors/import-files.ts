@@ -108,8 +108,14 @@ export async function readImportFile(
  * when the file gives one, otherwise a hash of its vehicle and samples, so importing a file twice (even
  * renamed) reports duplicates instead of storing trips twice.
  */
-export async function importFile(db: TripsDb, file: string, options: ImportOptions): Promise<FileSummary> {
-  const { format, contents } = await readImportFile(file);
+export async function importFile(
+  db: TripsDb,
+  file: string,
+  options: ImportOptions,
+  read?: Awaited<ReturnType<typeof readImportFile>>,
+): Promise<FileSummary> {
+  // The caller may have read the file already (to count its trips for a progress bar): a file is read once.
+  const { format, contents } = read ?? (await readImportFile(file));
   const summary: FileSummary = {
     file,
     format,

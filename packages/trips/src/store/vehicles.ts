@@ -43,15 +43,17 @@ export function parsePlate(input: string): string {
   return plate;
 }
 
-/** Registers a vehicle in a fleet. Plates are unique in an environment. */
-export async function createVehicle(db: TripsDb, input: CreateVehicleInput, nowMs = Date.now()): Promise<Vehicle> {
-  const plate = parsePlate(input.plate);
-  const machineType = (input.machineType ?? 'car').toLowerCase();
+/** A machine type the engine knows, lower-cased; InvalidInputError otherwise. */
+function parseMachineType(input: string): MachineType {
+  const machineType = input.toLowerCase();
   if (!(VEHICLE_MACHINE_TYPES as readonly string[]).includes(machineType)) {
-    throw new InvalidInputError(
-      `machine type "${input.machineType}" is invalid: use one of ${VEHICLE_MACHINE_TYPES.join(', ')}`,
-    );
+    throw new InvalidInputError(`machine type "${input}" is invalid: use one of ${VEHICLE_MACHINE_TYPES.join(', ')}`);
   }
+  return machineType as MachineType;
+}
+
+/** Checks make and model (1-100 characters when given). */
+function checkMakeModel(input: { make?: string | undefined; model?: string | undefined }): void {
   for (const [field, value] of [
     ['make', input.make],
     ['model', input.model],
@@ -60,12 +62,19 @@ export async function createVehicle(db: TripsDb, input: CreateVehicleInput, nowM
       throw new InvalidInputError(`vehicle ${field} must be 1-100 characters`);
     }
   }
+}
+
+/** Registers a vehicle in a fleet. Plates are unique in an environment. */
+export async function createVehicle(db: TripsDb, input: CreateVehicleInput, nowMs = Date.now()): Promise<Vehicle> {
+  const plate = parsePlate(input.plate);
+  const machineType = parseMachineType(input.machineType ?? 'car');
+  checkMakeModel(input);
   await requireFleet(db, input.fleetId);
   const vehicle: Vehicle = {
     vehicleId: newVehicleId(),
     plate,
     fleetId: input.fleetId,
-    machineType: machineType as MachineType,
+    machineType,
     make: input.make?.trim() ?? null,
     model: input.model?.trim() ?? null,
     createdAt: new Date(nowMs).toISOString(),
@@ -111,6 +120,26 @@ function toVehicle(r: VehicleRow): Vehicle {
     model: r.model,
     createdAt: new Date(r.created_at_ms).toISOString(),
   };
+}
+
+/**
+ * Changes a vehicle's machine type, make or model (what is given). Trips already scored keep the machine type
+ * they were scored with; the next ones are scored with the new one.
+ */
+export async function updateVehicle(
+  db: TripsDb,
+  input: { plate: string; machineType?: string | undefined; make?: string | undefined; model?: string | undefined },
+): Promise<Vehicle> {
+  const plate = parsePlate(input.plate);
+  const set: { machine_type?: string; make?: string; model?: string } = {};
+  if (input.machineType !== undefined) set.machine_type = parseMachineType(input.machineType);
+  checkMakeModel(input);
+  if (input.make !== undefined) set.make = input.make.trim();
+  if (input.model !== undefined) set.model = input.model.trim();
+  if (Object.keys(set).length === 0) throw new InvalidInputError('nothing to change: give --type, --make or --model');
+  const row = await db.updateTable('vehicles').set(set).where('plate', '=', plate).returningAll().executeTakeFirst();
+  if (!row) throw new NotFoundError(`vehicle ${plate} does not exist (see vehicles list)`);
+  return toVehicle(row);
 }
 
 /** Vehicles of one fleet, or of every fleet, by plate. */
