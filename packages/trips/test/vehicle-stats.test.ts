@@ -194,6 +194,7 @@ describe.each(testDialects())('vehicle stats on $label', (dialect) => {
         '0009_fleet_stats',
         '0010_driver_stats',
         '0011_location_data_deletions',
+        '0012_rescore_leases',
       ]);
       const stats = await database.db.selectFrom('vehicle_stats').selectAll().execute();
       for (const span of [1, 7]) {

@@ -1,4 +1,6 @@
-import { withTransaction } from '@svc/platform';
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { DomainError, withTransaction } from '@svc/platform';
 import type { TripsDatabase } from '../store/open-trips-database.ts';
 import { previousTripsOf } from '../store/previous-trips.ts';
 import { LocationDataDeletedError, removeScoredTrip, writeScoredTrip } from '../store/scored-trips.ts';
@@ -12,6 +14,18 @@ export interface RescoreOptions {
   concurrency?: number;
   clock?: () => number;
   onProgress?: (done: number, total: number) => void;
+  /** How long the run is held without renewal (default 5 minutes; renewed with every batch). */
+  leaseMs?: number;
+}
+
+/** How long a rescore holds its run without renewing it (it renews with every batch). */
+const DEFAULT_LEASE_MS = 5 * 60_000;
+
+/** Another process is working through the same rescore run. */
+export class RescoreInProgressError extends DomainError {
+  constructor(message: string) {
+    super('rescore_in_progress', message);
+  }
 }
 
 export interface RescoreResult {
@@ -70,83 +84,143 @@ export async function rescore(
       .executeTakeFirstOrThrow();
   }
   const runId = run.run_id;
-  let cursor = run.cursor;
-  let rescored = run.rescored;
-  let failed = run.failed;
-
-  const selected = () => {
-    let q = db.selectFrom('trip_uploads').where('trip_id', '>', cursor).where('status', 'in', ['scored', 'failed']);
-    if (!all) q = q.where((eb) => eb.or([eb('model_version', 'is', null), eb('model_version', '<>', modelVersion)]));
-    return q;
-  };
-  const candidates = () => selected().where('telemetry_deleted_at_ms', 'is', null);
-  let keptWithoutTelemetry = Number(
-    (
-      await selected()
-        .where('telemetry_deleted_at_ms', 'is not', null)
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .executeTakeFirstOrThrow()
-    ).n,
-  );
-  const remaining = Number(
-    (
-      await candidates()
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .executeTakeFirstOrThrow()
-    ).n,
-  );
-  const total = rescored + failed + remaining;
-  options.onProgress?.(rescored + failed, total);
-
-  const batchSize = options.batchSize ?? 50;
-  const concurrency = Math.max(1, options.concurrency ?? 1);
-  for (;;) {
-    const batch = await candidates()
-      .select(['trip_id', 'fleet_id', 'vehicle_id', 'plate', 'driver_id', 'telemetry_gz', 'first_sample_ms'])
-      .orderBy('trip_id')
-      .limit(batchSize)
-      .execute();
-    if (batch.length === 0) break;
-    for (let i = 0; i < batch.length; i += concurrency) {
-      await Promise.all(
-        batch.slice(i, i + concurrency).map(async (upload) => {
-          const ref = {
-            tripId: upload.trip_id,
-            fleetId: upload.fleet_id,
-            vehicleId: upload.vehicle_id,
-            plate: upload.plate,
-            driverId: upload.driver_id,
-          };
-          try {
-            const previousTrips = await previousTripsOf(db, upload);
-            const scored = await scorer.score({ telemetryGz: upload.telemetry_gz, previousTrips });
-            await withTransaction(db, (trx) => writeScoredTrip(trx, ref, scored, { nowMs: clock() }));
-            rescored++;
-          } catch (err) {
-            if (err instanceof LocationDataDeletedError) {
-              // Deleted after this batch was read: the stored score stays.
-              keptWithoutTelemetry++;
-              return;
-            }
-            if (!isPermanentScoringError(err)) throw err;
-            const reason = err instanceof Error ? err.message : String(err);
-            await withTransaction(db, async (trx) => {
-              await removeScoredTrip(trx, upload.trip_id);
-              await trx
-                .updateTable('trip_uploads')
-                .set({ status: 'failed', last_error: reason, model_version: null, scored_at_ms: null })
-                .where('trip_id', '=', upload.trip_id)
-                .execute();
-            });
-            failed++;
-          }
-        }),
-      );
-    }
-    cursor = batch.at(-1)!.trip_id;
-    await db.updateTable('rescore_runs').set({ cursor, rescored, failed }).where('run_id', '=', runId).execute();
-    options.onProgress?.(rescored + failed, total);
+  // One process per run: a second rescore started meanwhile stops here instead of repeating the work.
+  const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  const claimed = await db
+    .updateTable('rescore_runs')
+    .set({ lease_owner: owner, lease_until_ms: clock() + leaseMs })
+    .where('run_id', '=', runId)
+    .where((eb) => eb.or([eb('lease_owner', 'is', null), eb('lease_until_ms', '<', clock())]))
+    .executeTakeFirst();
+  if (claimed.numUpdatedRows === 0n) {
+    const holder = await db
+      .selectFrom('rescore_runs')
+      .select(['lease_owner', 'lease_until_ms'])
+      .where('run_id', '=', runId)
+      .executeTakeFirstOrThrow();
+    throw new RescoreInProgressError(
+      `rescore run ${runId} is being worked on by another process (${holder.lease_owner}); run this again when it has finished, or after ${new Date(Number(holder.lease_until_ms)).toISOString()} if that process has died`,
+    );
   }
-  await db.updateTable('rescore_runs').set({ finished_at_ms: clock() }).where('run_id', '=', runId).execute();
-  return { runId, resumed: open !== undefined, modelVersion, rescored, failed, total, keptWithoutTelemetry };
+  try {
+    return await work(run);
+  } finally {
+    // Released at once on the way out, finished or failed, so the run can be resumed without waiting.
+    await db
+      .updateTable('rescore_runs')
+      .set({ lease_owner: null, lease_until_ms: null })
+      .where('run_id', '=', runId)
+      .where('lease_owner', '=', owner)
+      .execute();
+  }
+
+  async function work(run: { cursor: string; rescored: number; failed: number }): Promise<RescoreResult> {
+    let cursor = run.cursor;
+    let rescored = run.rescored;
+    let failed = run.failed;
+
+    const selected = () => {
+      let q = db.selectFrom('trip_uploads').where('trip_id', '>', cursor).where('status', 'in', ['scored', 'failed']);
+      if (!all) q = q.where((eb) => eb.or([eb('model_version', 'is', null), eb('model_version', '<>', modelVersion)]));
+      return q;
+    };
+    const candidates = () => selected().where('telemetry_deleted_at_ms', 'is', null);
+    let keptWithoutTelemetry = Number(
+      (
+        await selected()
+          .where('telemetry_deleted_at_ms', 'is not', null)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+    const remaining = Number(
+      (
+        await candidates()
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+    const total = rescored + failed + remaining;
+    options.onProgress?.(rescored + failed, total);
+
+    const batchSize = options.batchSize ?? 50;
+    const concurrency = Math.max(1, options.concurrency ?? 1);
+    for (;;) {
+      const batch = await candidates()
+        .select(['trip_id', 'fleet_id', 'vehicle_id', 'plate', 'driver_id', 'telemetry_gz', 'first_sample_ms'])
+        .orderBy('trip_id')
+        .limit(batchSize)
+        .execute();
+      if (batch.length === 0) break;
+      const done = batch.map(() => false);
+      for (let i = 0; i < batch.length; i += concurrency) {
+        const outcomes = await Promise.allSettled(
+          batch.slice(i, i + concurrency).map(async (upload, k) => {
+            const ref = {
+              tripId: upload.trip_id,
+              fleetId: upload.fleet_id,
+              vehicleId: upload.vehicle_id,
+              plate: upload.plate,
+              driverId: upload.driver_id,
+            };
+            try {
+              const previousTrips = await previousTripsOf(db, upload);
+              const scored = await scorer.score({ telemetryGz: upload.telemetry_gz, previousTrips });
+              await withTransaction(db, (trx) => writeScoredTrip(trx, ref, scored, { nowMs: clock() }));
+              rescored++;
+            } catch (err) {
+              if (err instanceof LocationDataDeletedError) {
+                // Deleted after this batch was read: the stored score stays.
+                keptWithoutTelemetry++;
+                return;
+              }
+              if (!isPermanentScoringError(err)) throw err;
+              const reason = err instanceof Error ? err.message : String(err);
+              await withTransaction(db, async (trx) => {
+                await removeScoredTrip(trx, upload.trip_id);
+                await trx
+                  .updateTable('trip_uploads')
+                  .set({ status: 'failed', last_error: reason, model_version: null, scored_at_ms: null })
+                  .where('trip_id', '=', upload.trip_id)
+                  .execute();
+              });
+              failed++;
+            }
+            done[i + k] = true;
+          }),
+        );
+        const broken = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+        if (broken) {
+          // Checkpoint the trips done in order before the one that broke, so a resumed run neither scores
+          // nor counts them again; then stop with the error.
+          const prefix = done.indexOf(false);
+          if (prefix > 0) {
+            await db
+              .updateTable('rescore_runs')
+              .set({ cursor: batch[prefix - 1]!.trip_id, rescored, failed })
+              .where('run_id', '=', runId)
+              .where('lease_owner', '=', owner)
+              .execute();
+          }
+          throw broken.reason;
+        }
+      }
+      cursor = batch.at(-1)!.trip_id;
+      const saved = await db
+        .updateTable('rescore_runs')
+        .set({ cursor, rescored, failed, lease_until_ms: clock() + leaseMs })
+        .where('run_id', '=', runId)
+        .where('lease_owner', '=', owner)
+        .executeTakeFirst();
+      if (saved.numUpdatedRows === 0n) {
+        throw new RescoreInProgressError(
+          `rescore run ${runId} was taken over by another process after this one held it past its lease; this one stops`,
+        );
+      }
+      options.onProgress?.(rescored + failed, total);
+    }
+    await db.updateTable('rescore_runs').set({ finished_at_ms: clock() }).where('run_id', '=', runId).execute();
+    return { runId, resumed: open !== undefined, modelVersion, rescored, failed, total, keptWithoutTelemetry };
+  }
 }

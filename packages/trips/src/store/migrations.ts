@@ -571,6 +571,19 @@ const locationDataDeletions: Migration = {
   },
 };
 
+/**
+ * A lease on a rescore run (`lease_owner`, `lease_until_ms`): the process working through a run holds it and
+ * renews it with every batch, so a second `trips rescore` started meanwhile stops with a message instead of
+ * doing the same work again and moving the cursor back; a run whose process died is free again once its
+ * lease has expired.
+ */
+const rescoreLeases: Migration = {
+  async up(db: AnyDb) {
+    await db.schema.alterTable('rescore_runs').addColumn('lease_owner', 'text').execute();
+    await db.schema.alterTable('rescore_runs').addColumn('lease_until_ms', 'bigint').execute();
+  },
+};
+
 /** Every migration of the trip store, in order; the same set runs on SQLite and PostgreSQL. */
 export const tripsMigrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -584,4 +597,5 @@ export const tripsMigrations: Record<string, Migration> = {
   '0009_fleet_stats': fleetStats,
   '0010_driver_stats': driverStats,
   '0011_location_data_deletions': locationDataDeletions,
+  '0012_rescore_leases': rescoreLeases,
 };

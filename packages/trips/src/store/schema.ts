@@ -288,6 +288,10 @@ export interface RescoreRunsTable {
   cursor: string;
   rescored: number;
   failed: number;
+  /** The process working through the run, while it holds it (migration 0012). */
+  lease_owner: string | null;
+  /** Until when it holds it unless renewed; after that another process may take the run over. */
+  lease_until_ms: number | null;
 }
 
 /** Per-fleet sums by day and week (migration 0009): the value columns of `vehicle_stats`, without the plate. */

@@ -1,0 +1,88 @@
+import { testDialects } from '@svc/platform/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RescoreInProgressError, rescore } from '../src/scoring/rescore.ts';
+import type { ScoringInput, TripScorer } from '../src/scoring/trip-scorer.ts';
+import { TRIPS_MIGRATION_TABLE, tripsMigrations } from '../src/store/migrations.ts';
+import { claimEnvironment, type TripsDatabase } from '../src/store/open-trips-database.ts';
+import { fakeScorer } from './fixtures/fake-scorer.ts';
+import { buildWorld } from './fixtures/world.ts';
+
+describe.each(testDialects())('rescore on $label', (dialect) => {
+  describe.skipIf(dialect.skip)(dialect.name, () => {
+    let database: TripsDatabase;
+    const nowMs = Date.now();
+    const versions = async () =>
+      (await database.db.selectFrom('trips').select('model_version').execute()).map((r) => r.model_version);
+
+    beforeAll(async () => {
+      database = await dialect.open(tripsMigrations, { migrationTable: TRIPS_MIGRATION_TABLE });
+      await claimEnvironment(database.db, 'sandbox', database.location);
+      await buildWorld(database, { tripsPerFleet: 10, nowMs });
+    });
+    afterAll(async () => {
+      await database?.close();
+    });
+
+    it('resumes an interrupted run where its last batch ended, without scoring a trip twice', async () => {
+      // The engine breaks down (a transient error) at its 10th trip, in the third batch of 4: the run is
+      // checkpointed after the ninth.
+      const inner = fakeScorer('fake-2');
+      let calls = 0;
+      const breaking: TripScorer = {
+        modelVersion: 'fake-2',
+        async score(input: ScoringInput) {
+          if (++calls === 10) throw new Error('engine went away');
+          return inner.score(input);
+        },
+        close: () => inner.close(),
+      };
+      await expect(rescore(database, breaking, { batchSize: 4, clock: () => nowMs })).rejects.toThrow(
+        'engine went away',
+      );
+      const open = await database.db.selectFrom('rescore_runs').selectAll().executeTakeFirstOrThrow();
+      expect(open).toMatchObject({ finished_at_ms: null, rescored: 9, failed: 0, lease_owner: null });
+      expect((await versions()).filter((v) => v === 'fake-2')).toHaveLength(9);
+
+      const again = fakeScorer('fake-2');
+      const result = await rescore(database, again, { batchSize: 4, clock: () => nowMs });
+      expect(result).toMatchObject({ runId: open.run_id, resumed: true, rescored: 30, failed: 0, total: 30 });
+      // The run went on after the ninth trip: none of the first nine was scored again.
+      expect(again.calls).toBe(21);
+      expect(new Set(await versions())).toEqual(new Set(['fake-2']));
+    });
+
+    it('refuses a run another process holds, and takes it over once that lease has expired', async () => {
+      const run = await database.db
+        .insertInto('rescore_runs')
+        .values({
+          started_at_ms: nowMs,
+          finished_at_ms: null,
+          model_version: 'fake-3',
+          all_trips: 0,
+          cursor: '',
+          rescored: 0,
+          failed: 0,
+          lease_owner: 'other-host:4242:abcd',
+          lease_until_ms: nowMs + 60_000,
+        })
+        .returning('run_id')
+        .executeTakeFirstOrThrow();
+      const held = await rescore(database, fakeScorer('fake-3'), { clock: () => nowMs }).catch((e: unknown) => e);
+      expect(held).toBeInstanceOf(RescoreInProgressError);
+      expect((held as Error).message).toBe(
+        `rescore run ${run.run_id} is being worked on by another process (other-host:4242:abcd); run this again when it has finished, or after ${new Date(nowMs + 60_000).toISOString()} if that process has died`,
+      );
+      expect(new Set(await versions())).toEqual(new Set(['fake-2']));
+
+      const later = await rescore(database, fakeScorer('fake-3'), { clock: () => nowMs + 61_000 });
+      expect(later).toMatchObject({ runId: run.run_id, resumed: true, rescored: 30 });
+      const done = await database.db
+        .selectFrom('rescore_runs')
+        .selectAll()
+        .where('run_id', '=', run.run_id)
+        .executeTakeFirstOrThrow();
+      expect(done).toMatchObject({ lease_owner: null, lease_until_ms: null });
+      expect(Number(done.finished_at_ms)).toBe(nowMs + 61_000);
+    });
+  });
+});
