@@ -297,6 +297,27 @@ describe.each(testDialects())('ingest endpoint on $label', (dialect) => {
       expect(skewed.statusCode).toBe(202);
     });
 
+    it('refuses an upload whose positions span more than a day (several trips, not one) with 400, storing nothing', async () => {
+      const first = gpsTrip({ startMs: Date.UTC(2026, 10, 2, 8), vehicle: 'AC-100', points: 30 });
+      const second = gpsTrip({ startMs: Date.UTC(2026, 10, 8, 17), vehicle: 'AC-100', points: 30 });
+      const week = { ...first, samples: [...first.samples, ...second.samples] };
+      const res = await post(JSON.stringify(week), {
+        ...auth(connectorKey),
+        'content-type': 'application/json',
+        'idempotency-key': 'span-week-01',
+      });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error).toBe(
+        'invalid telemetry: the GPS positions span 153.0 h (2026-11-02T08:00:00.000Z to 2026-11-08T17:00:29.000Z), more than 24 h: an upload is one trip; send each trip on its own (`trips import` splits a file into trips)',
+      );
+      const stored = await database.db
+        .selectFrom('trip_uploads')
+        .select('trip_id')
+        .where('idempotency_key', '=', 'span-week-01')
+        .execute();
+      expect(stored).toEqual([]);
+    });
+
     it('answers 400, not 500, to a batch whose unknown field is nested too deeply to be stored', async () => {
       const good = JSON.stringify(gpsTrip({ startMs: Date.UTC(2026, 10, 5, 9), vehicle: 'AC-100' }));
       const deep = `${good.slice(0, -1)},"extra":${'['.repeat(200_000)}${']'.repeat(200_000)}}`;

@@ -16,6 +16,12 @@ const gzipAsync = promisify(gzip);
  */
 export const MAX_CLOCK_AHEAD_MS = 24 * 3_600_000;
 
+/**
+ * The longest a trip's GPS may span: an upload is one trip (the edge SDK ends one after 5 minutes stopped), and
+ * a day of positions in one upload is days of driving, stops and all, that would be scored as a single trip.
+ */
+export const MAX_TRIP_SPAN_MS = 24 * 3_600_000;
+
 /** `Idempotency-Key`: 8-128 characters of `[A-Za-z0-9._:-]`. */
 export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9._:-]{8,128}$/;
 
@@ -69,6 +75,13 @@ export async function acceptUpload(
   if (lastMs > nowMs + MAX_CLOCK_AHEAD_MS) {
     throw new InvalidInputError(
       `invalid telemetry: the samples end at ${new Date(lastMs).toISOString()}, more than ${MAX_CLOCK_AHEAD_MS / 3_600_000} h after the server's clock (${new Date(nowMs).toISOString()}): the device clock is wrong; send the times it recorded in epoch milliseconds UTC`,
+    );
+  }
+  const gps = batch.samples.filter((x) => x.type === 'gps');
+  if (gps.length > 1 && gps.at(-1)!.t - gps[0]!.t > MAX_TRIP_SPAN_MS) {
+    const hours = ((gps.at(-1)!.t - gps[0]!.t) / 3_600_000).toFixed(1);
+    throw new InvalidInputError(
+      `invalid telemetry: the GPS positions span ${hours} h (${new Date(gps[0]!.t).toISOString()} to ${new Date(gps.at(-1)!.t).toISOString()}), more than ${MAX_TRIP_SPAN_MS / 3_600_000} h: an upload is one trip; send each trip on its own (\`trips import\` splits a file into trips)`,
     );
   }
   if (batch.clientTripId !== undefined && batch.clientTripId !== idempotencyKey) {
