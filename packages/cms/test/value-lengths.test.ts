@@ -96,6 +96,36 @@ describe.each(dialects())('values too long for their columns on $label', (dialec
       };
       const userCount = async () => Number((await api('GET', '/cms/v2/users?per_page=1')).headers['x-cms-total']);
 
+      it("refuses too long a login, nicename or URL with wp_insert_user()'s codes, and creates nobody", async () => {
+        const before = await userCount();
+        const login = await newUser({ username: 'u'.repeat(61) });
+        expect(login.json()).toEqual({
+          code: 'user_login_too_long',
+          message: 'Username may not be longer than 60 characters.',
+          data: { status: 400 },
+        });
+        const nicename = await newUser({ slug: 's'.repeat(51) });
+        expect(nicename.json()).toEqual({
+          code: 'user_nicename_too_long',
+          message: 'Nicename may not be longer than 50 characters.',
+          data: { status: 400 },
+        });
+        // 97 characters typed, 101 once the `&` is stored as `&amp;`.
+        const url = await newUser({ url: `http://x.test/?${'q'.repeat(78)}&b=1` });
+        expect(url.json()).toEqual({
+          code: 'user_url_too_long',
+          message: 'User URL may not be longer than 100 characters.',
+          data: { status: 400 },
+        });
+        expect(await userCount()).toBe(before);
+        const fits = await newUser({ slug: 's'.repeat(50), url: `http://x.test/?${'q'.repeat(79)}&b` });
+        expect(fits.statusCode, fits.body).toBe(201);
+        expect(fits.json()).toMatchObject({ slug: 's'.repeat(50), url: `http://x.test/?${'q'.repeat(79)}&amp;b` });
+        // The next user wanting that nicename gets WordPress's suffix within the 50 characters.
+        const next = await newUser({ slug: 's'.repeat(50) });
+        expect(next.json().slug).toBe(`${'s'.repeat(48)}-2`);
+      });
+
       it('refuses a display name or email longer than its column with db_insert_error', async () => {
         const before = await userCount();
         expect((await newUser({ name: ESCAPES_PAST_200 })).json()).toEqual(
@@ -123,6 +153,11 @@ describe.each(dialects())('values too long for their columns on $label', (dialec
         expect((await update({ email: `${'e'.repeat(94)}@x.test` })).json()).toEqual(
           dbError('db_update_error', 'user', 'email', 100),
         );
+        expect((await update({ slug: 's'.repeat(51) })).json()).toMatchObject({ code: 'user_nicename_too_long' });
+        expect((await update({ url: `http://x.test/${'p'.repeat(90)}` })).json()).toMatchObject({
+          code: 'user_url_too_long',
+          data: { status: 400 },
+        });
         const read = (await api('GET', `/cms/v2/users/${user.id}?context=edit`)).json();
         expect(read).toMatchObject({ name: 'Before', description: 'before', slug: user.slug, email: user.email });
       });
