@@ -6,9 +6,11 @@
  * same on SQLite, which would store them whole, and on PostgreSQL, which would refuse them with an error.
  * Columns measure characters, not UTF-16 units. Nothing of a refused request is written.
  */
+import { readdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RoleLogin } from './helpers/cms-test-app.ts';
 import { dialects } from './helpers/cms-test-app.ts';
+import { makeImage } from './helpers/media-fixtures.ts';
 import { createSiteTestCms, type SiteTestCms } from './helpers/site-test-app.ts';
 
 /** 200 characters, 600 once escaped. */
@@ -196,6 +198,58 @@ describe.each(dialects())('values too long for their columns on $label', (dialec
         expect(refused).toMatchObject({ status: 400, body: dbError('db_insert_error', 'post', 'password', 255) });
         expect(created).toMatchObject({ status: 201, body: { title: { raw: 'Batched fine' } } });
         expect(await postCount()).toBe(before + 1);
+      });
+
+      it("leaves the guid empty when the permalink does not fit its column, as WordPress's ignored update does", async () => {
+        const parent = await api('POST', '/cms/v2/pages', { title: 'p'.repeat(200), status: 'publish' });
+        expect(parent.statusCode, parent.body).toBe(201);
+        expect(parent.json().guid.raw).toBe(`http://cms.test/${'p'.repeat(200)}/`);
+        const child = await api('POST', '/cms/v2/pages', {
+          title: 'c'.repeat(200),
+          status: 'publish',
+          parent: parent.json().id,
+        });
+        expect(child.statusCode, child.body).toBe(201);
+        expect(child.json()).toMatchObject({
+          guid: { raw: '', rendered: '' },
+          link: `http://cms.test/${'p'.repeat(200)}/${'c'.repeat(200)}/`,
+        });
+      });
+    });
+
+    describe('media', () => {
+      const upload = async (name: string) =>
+        cms.call({
+          method: 'POST',
+          url: '/cms-json/cms/v2/media',
+          as: 'admin',
+          headers: { 'content-type': 'image/png', 'content-disposition': `attachment; filename="${name}"` },
+          payload: await makeImage(20, 20, 'png'),
+        });
+      const files = async () =>
+        (await readdir(cms.uploadsDir, { recursive: true, withFileTypes: true }))
+          .filter((entry) => entry.isFile())
+          .map((entry) => entry.name)
+          .sort();
+
+      it('refuses an upload whose URL is longer than the guid column, and keeps no file or attachment', async () => {
+        // File names are kept to 180 bytes, so it takes a site URL of some length.
+        const site = `http://cms.test/${'h'.repeat(40)}`;
+        await cms.ctx.options.set('siteurl', site);
+        try {
+          const before = await files();
+          const count = Number((await api('GET', '/cms/v2/media?per_page=1')).headers['x-cms-total']);
+          // The site, /cms-content/uploads/2026/11/ and 184 characters: 270.
+          const refused = await upload(`${'n'.repeat(180)}.png`);
+          expect(refused.json()).toEqual(dbError('db_insert_error', 'attachment', 'guid', 255));
+          expect(await files()).toEqual(before);
+          expect(Number((await api('GET', '/cms/v2/media?per_page=1')).headers['x-cms-total'])).toBe(count);
+          const fits = await upload(`${'n'.repeat(150)}.png`);
+          expect(fits.statusCode, fits.body).toBe(201);
+          expect(fits.json().guid.raw).toBe(`${site}/cms-content/uploads/2026/11/${'n'.repeat(150)}.png`);
+        } finally {
+          await cms.ctx.options.set('siteurl', 'http://cms.test');
+        }
       });
     });
   });
