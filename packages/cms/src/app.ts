@@ -11,6 +11,7 @@ import { Capabilities } from './auth/capabilities.ts';
 import type { CmsConfig } from './config.ts';
 import { modules } from './controllers/index.ts';
 import { ApplicationPasswordsRepository } from './db/application-passwords-repository.ts';
+import { ValueTooLongError } from './db/column-widths.ts';
 import { ForeignWriteWatcher } from './db/foreign-writes.ts';
 import { OptionsRepository } from './db/options-repository.ts';
 import type { CmsDatabase } from './db/schema.ts';
@@ -18,6 +19,7 @@ import { TermsRepository } from './db/terms-repository.ts';
 import { UsersRepository } from './db/users-repository.ts';
 import { setWriteConcurrencyHint } from './db/write-transaction.ts';
 import { type CmsContext, noContent } from './module.ts';
+import { RestError } from './rest/errors.ts';
 import { mountRestApi } from './rest/http.ts';
 import { RestServer } from './rest/server.ts';
 
@@ -103,6 +105,12 @@ export async function buildApp(deps: BuildAppDeps): Promise<CmsApp> {
         show_on_front: o.show_on_front,
       };
     },
+    // A value longer than its column (src/db/column-widths.ts) is the client's: 400, with WordPress's code
+    // for the failed write (WordPress sends it as a 500), and the column and its width.
+    mapError: (error) =>
+      error instanceof ValueTooLongError
+        ? new RestError(error.code, error.message, { status: 400, column: error.column, max_length: error.maxLength })
+        : null,
     siteInfoTail: async () => ({
       site_logo: Number(await options.get('site_logo')),
       site_icon: Number(await options.get('site_icon')),

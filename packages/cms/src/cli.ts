@@ -11,6 +11,7 @@ import { ROLE_NAMES } from './auth/roles.ts';
 import { createUser } from './auth/users-service.ts';
 import { backupCms } from './backup.ts';
 import { cmsConfigSpec, loadCmsConfig, resolveSecret, sqliteFile } from './config.ts';
+import { ValueTooLongError } from './db/column-widths.ts';
 import { allMigrations, MIGRATION_TABLE, openCmsDatabase } from './db/connection.ts';
 import type { CmsDatabase } from './db/schema.ts';
 import { RestError } from './rest/errors.ts';
@@ -33,9 +34,12 @@ async function withCms<T>(work: (cms: CmsApp) => Promise<T>): Promise<T> {
   }
 }
 
-/** A RestError as a CLI message (WordPress's messages may hold markup). */
+/** A RestError (or a value too long for its column) as a CLI message (WordPress's messages may hold markup). */
 function explain(err: unknown): never {
   if (err instanceof RestError) throw new Error(`${err.message.replace(/<[^>]+>/g, '')} (${err.code})`);
+  if (err instanceof ValueTooLongError) {
+    throw new Error(`${err.message} (${err.code}: ${err.column} is longer than ${err.maxLength} characters)`);
+  }
   throw err;
 }
 

@@ -56,6 +56,12 @@ describe('cms CLI', () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr.trim()).toBe('cms: no user with login "nobody"');
 
+    const longEmail = cms('users', 'create', 'long', '--email', `${'e'.repeat(94)}@x.test`, '--password', 'pw');
+    expect(longEmail.code).toBe(1);
+    expect(longEmail.stderr.trim().split('\n')).toEqual([
+      'cms: Could not insert user into the database. (db_insert_error: email is longer than 100 characters)',
+    ]);
+
     const badRole = cms('users', 'create', 'x', '--role', 'king', '--email', 'x@example.test');
     expect(badRole.code).not.toBe(0);
     expect(badRole.stderr.trim().split('\n')).toHaveLength(1);

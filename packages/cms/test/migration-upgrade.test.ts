@@ -26,6 +26,8 @@ const BEFORE_SORT_KEYS = [
 ];
 /** The migrations of the release with the name sort keys, before the title keys and the names' escaping. */
 const WITH_NAME_SORT_KEYS = [...BEFORE_SORT_KEYS, '0056-name-sort-keys'];
+/** The migrations of the release with the title keys and the names' escaping, before the keys' collation. */
+const WITH_ESCAPED_NAMES = [...WITH_NAME_SORT_KEYS, '0057-post-title-sort-keys', '0058-escape-stored-names'];
 
 const RELEASES = dialects().flatMap((dialect) =>
   [BEFORE_SORT_KEYS, WITH_NAME_SORT_KEYS].map((released) => ({
@@ -189,6 +191,119 @@ describe.each(RELEASES)('upgrading a released store on $label', ({ dialect, rele
       where title like 'Bulk%' order by id`.execute(db);
       expect(bulk.rows).toHaveLength(1200);
       for (const row of bulk.rows) expect(row.title_sort).toBe(row.title.replace('Bulk Ü', 'bulk u'));
+    },
+  );
+});
+
+/**
+ * Collations a PostgreSQL database made with a locale would give the key columns 0056 created without one,
+ * first found wins: ICU's and glibc's English, or ICU's root. Under each, punctuation and symbols rank before
+ * letters, so `~` and `{` sort first, where code points (SQLite's BINARY, PostgreSQL's "C") put them last.
+ */
+const LOCALE_COLLATIONS = ['en-US-x-icu', 'en-x-icu', 'en_US.utf8', 'en_US', 'und-x-icu'];
+
+/** Names whose sort keys order differently by code point and by a locale's collation. */
+const NAMES = ['~Tilde', 'Zebra', '{Brace}', 'Ångström', 'apple', '_under'];
+/** Their order by key (nameSortKey) compared by code point. */
+const CODE_POINT_ORDER = ['_under', 'Ångström', 'apple', 'Zebra', '{Brace}', '~Tilde'];
+
+describe.each(dialects())('the name sort keys compare by code point (0059) on $label', (dialect) => {
+  // biome-ignore lint/suspicious/noExplicitAny: the store is handled before and after its schema changes
+  let database: Awaited<ReturnType<typeof dialect.open<any>>>;
+  beforeAll(async () => {
+    if (dialect.skip) return;
+    const all = allMigrations();
+    database = await dialect.open(Object.fromEntries(WITH_ESCAPED_NAMES.map((name) => [name, all[name]!])), {
+      migrationTable: MIGRATION_TABLE,
+    });
+  });
+  afterAll(async () => database?.close());
+
+  it.skipIf(dialect.skip)(
+    'a store of the last release takes 0059; term and display name keys then order as SQLite orders them, indexed',
+    async () => {
+      const db = database.db;
+      const postgres = dialect.name === 'postgres';
+      // As on a database whose default collation is a locale's: the columns 0056 made take it (this server's
+      // test database is C.UTF-8, so the columns are given the locale's collation explicitly instead).
+      let locale: string | undefined;
+      if (postgres) {
+        const found = await sql<{ collname: string }>`select collname from pg_collation
+          where collname in (${sql.join(LOCALE_COLLATIONS)})`.execute(db);
+        locale = LOCALE_COLLATIONS.find((name) => found.rows.some((r) => r.collname === name));
+        if (locale) {
+          await sql`alter table terms alter column name_sort type varchar(400) collate ${sql.id(locale)}`.execute(db);
+          await sql`alter table users alter column display_name_sort type varchar(500) collate ${sql.id(locale)}`.execute(
+            db,
+          );
+        }
+      }
+      await db
+        .insertInto('terms')
+        .values(NAMES.map((name, i) => ({ taxonomy: 'post_tag', name, slug: `t${i}`, name_sort: nameSortKey(name) })))
+        .execute();
+      await db
+        .insertInto('users')
+        .values(
+          NAMES.map((name, i) => ({
+            login: `u${i}`,
+            pass_hash: 'x',
+            nicename: `u${i}`,
+            email: `u${i}@example.test`,
+            registered: '2026-01-01 00:00:00',
+            display_name: name,
+            display_name_sort: nameSortKey(name),
+          })),
+        )
+        .execute();
+      const termOrder = async () =>
+        (
+          await sql<{
+            name: string;
+          }>`select name from terms where taxonomy = 'post_tag' order by name_sort, id`.execute(db)
+        ).rows.map((r) => r.name);
+      const userOrder = async () =>
+        (
+          await sql<{ display_name: string }>`select display_name from users order by display_name_sort, id`.execute(db)
+        ).rows.map((r) => r.display_name);
+      if (locale) {
+        // The point of 0059: before it, such a database orders the keys otherwise than SQLite.
+        expect(await termOrder()).not.toEqual(CODE_POINT_ORDER);
+        expect(await userOrder()).not.toEqual(CODE_POINT_ORDER);
+      }
+
+      const applied = await migrateToLatest(db, allMigrations(), MIGRATION_TABLE);
+      expect(applied).toEqual(['0059-name-sort-keys-collation']);
+      expect(await termOrder()).toEqual(CODE_POINT_ORDER);
+      expect(await userOrder()).toEqual(CODE_POINT_ORDER);
+      if (!postgres) return;
+
+      const columns = await sql<{ table_name: string; column_name: string; collation_name: string | null }>`
+        select table_name, column_name, collation_name from information_schema.columns
+        where table_schema = current_schema() and column_name in ('name_sort', 'display_name_sort', 'title_sort')
+        order by table_name`.execute(db);
+      expect(columns.rows).toEqual([
+        { table_name: 'posts', column_name: 'title_sort', collation_name: 'C' },
+        { table_name: 'terms', column_name: 'name_sort', collation_name: 'C' },
+        { table_name: 'users', column_name: 'display_name_sort', collation_name: 'C' },
+      ]);
+      // The index on the terms' key was rebuilt in the column's collation: valid, and a page in name order is
+      // read from it without a sort.
+      const index = await sql<{ valid: boolean; collations: string }>`
+        select i.indisvalid as valid, (select string_agg(c.collname, ',' order by k.n)
+          from unnest(i.indcollation) with ordinality as k(oid, n) join pg_collation c on c.oid = k.oid) as collations
+        from pg_index i join pg_class x on x.oid = i.indexrelid
+        where x.relname = 'terms_taxonomy_name_sort' and x.relnamespace = current_schema()::regnamespace`.execute(db);
+      expect(index.rows).toEqual([{ valid: true, collations: 'default,C' }]);
+      const plan = await db.transaction().execute(async (trx) => {
+        await sql`set local enable_seqscan = off`.execute(trx);
+        await sql`set local enable_sort = off`.execute(trx);
+        return sql<{ 'QUERY PLAN': string }>`explain select id from terms where taxonomy = 'post_tag'
+          order by name_sort limit 3`.execute(trx);
+      });
+      const text = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
+      expect(text).toContain('terms_taxonomy_name_sort');
+      expect(text).not.toMatch(/\bSort\b/);
     },
   );
 });

@@ -5,6 +5,7 @@
 
 import { ksesData, sanitizeNameField } from '../content/render/kses.ts';
 import { sanitizeTitle } from '../content/slugs.ts';
+import { COLUMN_WIDTHS, charLength } from '../db/column-widths.ts';
 import type { User } from '../db/users-repository.ts';
 import { writeTransaction } from '../db/write-transaction.ts';
 import type { CmsContext } from '../module.ts';
@@ -70,13 +71,38 @@ export function defaultDisplayName(login: string, firstName: string, lastName: s
   return login;
 }
 
-/** A nicename not used by another user (wp_insert_user's `-2`, `-3` suffixes). */
+const USER_WIDTHS = COLUMN_WIDTHS.users;
+
+/**
+ * wp_insert_user()'s own length checks, with its codes (WordPress sends them without a status, so 500; bad
+ * input answers 400 here): the login, the nicename and the URL (once filtered) against their columns. The
+ * other columns (display name, email) are checked by the repository (db_insert_error / db_update_error).
+ */
+export function checkUserLengths(values: { login?: string; nicename?: string; url?: string }): void {
+  if (values.login !== undefined && charLength(values.login) > USER_WIDTHS.login) {
+    throw new RestError('user_login_too_long', 'Username may not be longer than 60 characters.', { status: 400 });
+  }
+  if (values.nicename !== undefined && charLength(values.nicename) > USER_WIDTHS.nicename) {
+    throw new RestError('user_nicename_too_long', 'Nicename may not be longer than 50 characters.', { status: 400 });
+  }
+  if (values.url !== undefined && charLength(values.url) > USER_WIDTHS.url) {
+    throw new RestError('user_url_too_long', 'User URL may not be longer than 100 characters.', { status: 400 });
+  }
+}
+
+/**
+ * A nicename not used by another user (wp_insert_user's `-2`, `-3` suffixes, the base cut so that the
+ * suffixed name keeps within the column's 50 characters).
+ */
 async function uniqueNicename(ctx: CmsContext, base: string, exceptId?: number): Promise<string> {
   let candidate = base;
   for (let n = 2; ; n++) {
     const other = await ctx.users.findBySlug(candidate);
     if (!other || other.id === exceptId) return candidate;
-    candidate = `${base.slice(0, 47)}-${n}`;
+    const suffix = `-${n}`;
+    candidate = `${Array.from(base)
+      .slice(0, USER_WIDTHS.nicename - suffix.length)
+      .join('')}${suffix}`;
   }
 }
 
@@ -87,7 +113,7 @@ async function uniqueNicename(ctx: CmsContext, base: string, exceptId?: number):
 export async function createUser(ctx: CmsContext, input: NewUser): Promise<User> {
   const login = sanitizeUser(input.login.trim(), true);
   if (login === '') throw new RestError('empty_user_login', 'Cannot create a user with an empty login name.');
-  if (login.length > 60) throw new RestError('user_login_too_long', 'Username may not be longer than 60 characters.');
+  checkUserLengths({ login });
   if (await ctx.users.findByLogin(login))
     throw new RestError('existing_user_login', 'Sorry, that username already exists!', { status: 400 });
   const typedEmail = input.email.trim();
@@ -101,9 +127,13 @@ export async function createUser(ctx: CmsContext, input: NewUser): Promise<User>
     if (!ROLES[role])
       throw new RestError('rest_user_invalid_role', `The role ${role} does not exist.`, { status: 400 });
   }
-  const nicenameBase = sanitizeTitle(input.slug ?? login).slice(0, 50) || sanitizeTitle(login).slice(0, 50);
-  if (nicenameBase.length > 50)
-    throw new RestError('user_nicename_too_long', 'Nicename may not be longer than 50 characters.');
+  // wp_insert_user(): a nicename given is refused when too long; one made from the login takes its first 50
+  // characters.
+  const fromLogin = sanitizeTitle(login.slice(0, USER_WIDTHS.nicename));
+  const nicenameBase = (input.slug === undefined ? '' : sanitizeTitle(input.slug)) || fromLogin;
+  checkUserLengths({ nicename: nicenameBase });
+  const url = input.url === undefined ? '' : sanitizeUserUrl(input.url);
+  checkUserLengths({ url });
   const nicename = await uniqueNicename(ctx, nicenameBase);
   const defaultRole = String(await ctx.options.get('default_role', 'subscriber'));
   // wp_insert_user(): empty values (PHP's empty(): '' and '0') fall back; names are stored escaped by the
@@ -115,7 +145,7 @@ export async function createUser(ctx: CmsContext, input: NewUser): Promise<User>
     pass_hash: await hashPassword(input.password),
     nicename,
     email,
-    url: input.url === undefined ? '' : sanitizeUserUrl(input.url),
+    url,
     registered: mysqlDate(ctx.now()),
     display_name: sanitizeNameField(
       phpEmpty(input.displayName) ? defaultDisplayName(login, firstName, lastName) : input.displayName,

@@ -9,6 +9,7 @@ import { arg, runShape } from '@svc/platform';
 import type { Kysely } from 'kysely';
 import { getPostStatus } from '../core/post-statuses.ts';
 import { getPostType } from '../core/post-types.ts';
+import { fitsColumn } from '../db/column-widths.ts';
 import { int32Column } from '../db/limit.ts';
 import type { OptionsRepository } from '../db/options-repository.ts';
 import type { CmsDatabase } from '../db/schema.ts';
@@ -40,6 +41,11 @@ export interface PostWrite {
   commentStatus?: string;
   pingStatus?: string;
   mimeType?: string;
+  /**
+   * A new post's guid, written with its row (an attachment's is its file's URL, as wp_insert_attachment()
+   * gives it); other posts get their permalink.
+   */
+  guid?: string;
   /** A post format, `standard` for none. */
   format?: string;
   template?: string;
@@ -436,7 +442,7 @@ export class ContentService {
       featuredMedia: 0,
     };
     const id = await this.repo.insert(fields, trx);
-    await this.repo.update(id, { guid: `${settings.home}/?p=${id}` }, trx);
+    await this.repo.update(id, { guid: storableGuid(`${settings.home}/?p=${id}`) }, trx);
     return id;
   }
 
@@ -675,7 +681,17 @@ export class ContentService {
     // with the row instead of written by a second statement.
     const slugAfterInsert = slug === '' && !FLOATING.includes(status);
     const ancestors = !existing && hierarchical ? await this.ancestorSlugs(parentId, trx) : [];
-    if (!existing && !slugAfterInsert) fields.guid = guidWithoutId(fields, settings, ancestors) ?? '';
+    let guidPending = !existing;
+    if (!existing && w.guid !== undefined) {
+      fields.guid = w.guid;
+      guidPending = false;
+    } else if (!existing && !slugAfterInsert) {
+      const guid = guidWithoutId(fields, settings, ancestors);
+      if (guid !== null) {
+        fields.guid = storableGuid(guid);
+        guidPending = false;
+      }
+    }
 
     let id: number;
     if (existing) {
@@ -695,7 +711,10 @@ export class ContentService {
       });
       fields.slug = extra.slug;
     }
-    if (!existing && fields.guid === '') extra.guid = permalink({ ...fields, id, version: 1 }, settings, { ancestors });
+    if (guidPending) {
+      const guid = storableGuid(permalink({ ...fields, id, version: 1 }, settings, { ancestors }));
+      if (guid !== '') extra.guid = guid;
+    }
     if (Object.keys(extra).length > 0) await this.repo.update(id, extra, trx);
     if (facts && !existing && slugFromTitle) facts.generatedSlug = fields.slug;
 
@@ -930,6 +949,14 @@ function guidWithoutId(fields: PostFields, settings: ContentSettings, ancestors:
 }
 
 const GUID_PROBE_ID = -73_019_537;
+
+/**
+ * The guid WordPress keeps for a permalink: wp_insert_post() writes it with an update whose failure it
+ * ignores, so a permalink longer than the column (a page under long parent slugs) leaves the guid empty.
+ */
+function storableGuid(permalink: string): string {
+  return fitsColumn('posts', 'guid', permalink) ? permalink : '';
+}
 
 /** get_default_comment_status(): pages closed; other types by the site's options when they support it. */
 export function defaultCommentStatus(type: string, settings: ContentSettings, kind: 'comment' | 'ping'): string {

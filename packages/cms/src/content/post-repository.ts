@@ -6,6 +6,7 @@
 
 import { arg, runShape } from '@svc/platform';
 import { type Kysely, sql } from 'kysely';
+import { checkColumnWidths } from '../db/column-widths.ts';
 import { literalLimit, sqlOffset } from '../db/limit.ts';
 import type { CmsDatabase } from '../db/schema.ts';
 import {
@@ -43,6 +44,11 @@ function parseMeta(value: string): unknown {
   } catch {
     return value;
   }
+}
+
+/** What WordPress's messages call the post a write is about: "Could not insert attachment into the database." */
+function subjectOf(fields: Partial<PostFields>): string {
+  return fields.type === 'attachment' ? 'attachment' : 'post';
 }
 
 export class PostRepository {
@@ -140,6 +146,7 @@ export class PostRepository {
   async insert(fields: PostFields, db: Db = this.db): Promise<number> {
     // Compiled once per set of columns (the same for every insert in practice).
     const row = toRow(fields) as Record<string, unknown>;
+    checkColumnWidths('posts', row, 'insert', subjectOf(fields));
     const columns = Object.keys(row);
     const rows = await runShape(
       db,
@@ -164,6 +171,7 @@ export class PostRepository {
   /** Updates some fields of a post and bumps its version. */
   async update(id: number, fields: Partial<PostFields>, db: Db = this.db): Promise<void> {
     const row = toRow(fields) as Record<string, unknown>;
+    checkColumnWidths('posts', row, 'update', subjectOf(fields));
     const columns = Object.keys(row);
     await runShape(
       db,
@@ -495,6 +503,7 @@ export class PostRepository {
 
   /** update_post_meta(): replaces every value of the key. */
   async setMeta(postId: number, key: string, value: unknown, db: Db = this.db): Promise<void> {
+    checkColumnWidths('postmeta', { meta_key: key }, 'update');
     await db.deleteFrom('postmeta').where('post_id', '=', postId).where('meta_key', '=', key).execute();
     await db
       .insertInto('postmeta')

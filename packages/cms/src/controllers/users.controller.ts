@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { hashPassword } from '../auth/passwords.ts';
 import { ROLES } from '../auth/roles.ts';
 import {
+  checkUserLengths,
   createUser,
   deleteUser,
   isValidUsername,
@@ -621,6 +622,11 @@ export class UsersController extends RestController {
     set('description', 'description', (v) => ksesData(String(v)));
     set('url', 'url', sanitizeUserUrl);
     set('locale', 'locale');
+    // wp_insert_user()'s length checks, as on create; the display name and email are checked by the repository.
+    checkUserLengths({
+      ...(typeof slug === 'string' && slug !== '' ? { nicename: slug } : {}),
+      ...(changes.url !== undefined ? { url: changes.url } : {}),
+    });
     if (typeof slug === 'string' && slug !== '') changes.nicename = await uniqueNicename(this.ctx, slug, user.id);
     const password = request.get('password');
     if (typeof password === 'string' && password !== '') changes.pass_hash = await hashPassword(password);

@@ -1,5 +1,6 @@
 /** Application passwords of users (WP_Application_Passwords storage). */
 import type { Kysely, Selectable } from 'kysely';
+import { checkColumnWidths } from './column-widths.ts';
 import type { ApplicationPasswordsTable, CmsDatabase } from './schema.ts';
 
 export type ApplicationPasswordRow = Selectable<ApplicationPasswordsTable>;
@@ -39,6 +40,7 @@ export class ApplicationPasswordsRepository {
   }
 
   async insert(row: ApplicationPasswordRow): Promise<void> {
+    checkColumnWidths('application_passwords', row, 'insert');
     await this.db.insertInto('application_passwords').values(row).execute();
   }
 
@@ -52,6 +54,7 @@ export class ApplicationPasswordsRepository {
   }
 
   async recordUse(uuid: string, at: number, ip: string | null): Promise<void> {
+    checkColumnWidths('application_passwords', { last_ip: ip }, 'update');
     await this.db
       .updateTable('application_passwords')
       .set({ last_used: at, last_ip: ip })

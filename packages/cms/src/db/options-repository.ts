@@ -4,6 +4,7 @@
  * while a busy node does not query options on every request.
  */
 import type { Kysely } from 'kysely';
+import { checkColumnWidths } from './column-widths.ts';
 import type { CmsDatabase } from './schema.ts';
 import { afterCommit } from './write-transaction.ts';
 
@@ -104,6 +105,7 @@ export class OptionsRepository {
    */
   async set(name: string, value: unknown, db: Kysely<CmsDatabase> = this.db): Promise<void> {
     const json = JSON.stringify(value);
+    checkColumnWidths('options', { name }, 'update');
     await db
       .insertInto('options')
       .values({ name, value: json })

@@ -5,6 +5,7 @@
 
 import { arg, runShape } from '@svc/platform';
 import { type Kysely, type Selectable, sql } from 'kysely';
+import { checkColumnWidths } from './column-widths.ts';
 import { literalLimit, sqlOffset } from './limit.ts';
 import type { CmsDatabase, TermsTable } from './schema.ts';
 import { nameSortKey } from './sort-key.ts';
@@ -170,12 +171,10 @@ export class TermsRepository {
     values: Omit<Term, 'id' | 'count' | 'name_sort'> & { count?: number },
     db: Kysely<CmsDatabase> = this.db,
   ): Promise<number> {
-    const row = await db
-      .insertInto('terms')
-      .values({ ...values, name_sort: nameSortKey(values.name), count: values.count ?? 0 })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    return Number(row.id);
+    const row = { ...values, name_sort: nameSortKey(values.name), count: values.count ?? 0 };
+    checkColumnWidths('terms', row, 'insert');
+    const inserted = await db.insertInto('terms').values(row).returning('id').executeTakeFirstOrThrow();
+    return Number(inserted.id);
   }
 
   async update(
@@ -185,6 +184,7 @@ export class TermsRepository {
   ): Promise<void> {
     if (Object.keys(values).length === 0) return;
     const set = values.name === undefined ? values : { ...values, name_sort: nameSortKey(values.name) };
+    checkColumnWidths('terms', set, 'update');
     await db.updateTable('terms').set(set).where('id', '=', id).execute();
   }
 

@@ -1,5 +1,6 @@
 /** Users (wp_users with the profile meta we keep in columns). */
 import { type Kysely, type Selectable, sql } from 'kysely';
+import { checkColumnWidths } from './column-widths.ts';
 import { literalLimit, sqlOffset } from './limit.ts';
 import type { CmsDatabase, UsersTable } from './schema.ts';
 import { nameSortKey } from './sort-key.ts';
@@ -173,17 +174,15 @@ export class UsersRepository {
     },
     db: Kysely<CmsDatabase> = this.db,
   ): Promise<number> {
-    const row = await db
-      .insertInto('users')
-      .values({
-        ...values,
-        display_name_sort: nameSortKey(values.display_name),
-        roles: JSON.stringify(values.roles),
-        caps: JSON.stringify(values.caps ?? {}),
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    return Number(row.id);
+    const row = {
+      ...values,
+      display_name_sort: nameSortKey(values.display_name),
+      roles: JSON.stringify(values.roles),
+      caps: JSON.stringify(values.caps ?? {}),
+    };
+    checkColumnWidths('users', row, 'insert');
+    const inserted = await db.insertInto('users').values(row).returning('id').executeTakeFirstOrThrow();
+    return Number(inserted.id);
   }
 
   async update(
@@ -200,6 +199,7 @@ export class UsersRepository {
     if (caps) set.caps = JSON.stringify(caps);
     if (typeof rest.display_name === 'string') set.display_name_sort = nameSortKey(rest.display_name);
     if (Object.keys(set).length === 0) return;
+    checkColumnWidths('users', set, 'update');
     await db.updateTable('users').set(set).where('id', '=', id).execute();
   }
 

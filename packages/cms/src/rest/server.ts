@@ -73,6 +73,11 @@ export interface RestServerOptions {
   siteInfo?: (request: RestRequest) => Promise<Record<string, unknown>>;
   /** Fields appended after `routes` in `GET /` (site_logo, site_icon, ...). */
   siteInfoTail?: (request: RestRequest) => Promise<Record<string, unknown>>;
+  /**
+   * Turns an error of the application's own kinds (a value too long for its column, ...) into the RestError
+   * it answers with; null leaves it to the kernel (a 500 unless it is a known database error).
+   */
+  mapError?: (error: unknown) => RestError | null;
   /** Called with unexpected (non-REST) errors thrown by handlers, before they become a 500. */
   onError?: (error: unknown, request: RestRequest) => void;
   /** Maximum number of requests in one batch (25 in WordPress). */
@@ -292,6 +297,8 @@ export class RestServer {
 
   private toRestError(err: unknown, request: RestRequest): RestError {
     if (isRestError(err)) return err;
+    const mapped = this.options.mapError?.(err);
+    if (mapped) return mapped;
     // Integrity errors that reach here lost a race with another request (the handler's own checks
     // passed): they are the client's conflict, not a server fault.
     if (err instanceof UniqueViolationError) {
