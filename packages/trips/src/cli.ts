@@ -1,5 +1,7 @@
 // `npx trips ...`: the admin CLI of the trip-scoring service. Every command works on one environment's
 // database (--env, default production) through the same operations the HTTP endpoints use.
+import { existsSync, statSync } from 'node:fs';
+import { open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { backupSqlite, connectRedis, createLogger, describeConfig, loadConfig, runCli } from '@svc/platform';
 import { Command, Option } from 'commander';
@@ -31,6 +33,7 @@ const lazy = {
   service: () => import('./service/environment-service.ts'),
   apiCluster: () => import('./service/api-cluster.ts'),
   sandbox: () => import('./sandbox/seed-sandbox.ts'),
+  driverExport: () => import('./service/driver-export.ts'),
   roadGraph: () => import('./service/road-graph.ts'),
   scorer: () => import('./service/scorer-factory.ts'),
   pool: () => import('./scoring/thread-pool-scorer.ts'),
@@ -349,6 +352,46 @@ drivers
       process.stdout.write(
         `erased driver ${opts.id} of ${opts.fleet}: ${plural(r.trips, 'trip')} unlinked, with their telemetry and routes deleted (${r.unscored} not yet scored, dropped); registration ${r.registrationDeleted ? 'deleted' : 'already gone'}\n`,
       );
+    }),
+  );
+
+drivers
+  .command('export')
+  .description(
+    'write everything stored about a driver (registration, trips with breakdowns and routes, raw telemetry) to a JSON Lines file, for a subject access request',
+  )
+  .requiredOption('--fleet <fleetId>', 'fleet')
+  .requiredOption('--id <driverId>', 'driver id')
+  .requiredOption('--out <file>', 'the file to write (its folder must exist)')
+  .option('--force', 'replace the file if it exists')
+  .addOption(envOption())
+  .action((opts: { fleet: string; id: string; out: string; force?: boolean; env: string }) =>
+    withDatabase(opts.env, async (db) => {
+      const { exportDriverData } = await lazy.driverExport();
+      const file = path.resolve(opts.out);
+      const partial = path.join(path.dirname(file), `.${path.basename(file)}.partial-${process.pid}`);
+      if (!existsSync(path.dirname(file)))
+        throw new Error(`folder ${path.dirname(file)} does not exist: create it first`);
+      if (existsSync(file) && (!opts.force || !statSync(file).isFile())) {
+        throw new Error(`${file} already exists: give another file, or --force to replace it`);
+      }
+      // Written under a temporary name and renamed when complete, readable by its owner only: it is
+      // personal data.
+      const handle = await open(partial, 'wx', 0o600);
+      try {
+        const r = await exportDriverData(db.db, { fleetId: opts.fleet, driverId: opts.id, nowMs: Date.now() }, (line) =>
+          handle.write(`${line}\n`).then(() => undefined),
+        );
+        await handle.close();
+        await rename(partial, file);
+        process.stdout.write(
+          `exported driver ${opts.id} of ${opts.fleet} to ${file}: ${plural(r.trips, 'trip')} (${r.scored} scored), ${(statSync(file).size / 1e6).toFixed(1)} MB\n`,
+        );
+      } catch (err) {
+        await handle.close().catch(() => {});
+        await rm(partial, { force: true });
+        throw err;
+      }
     }),
   );
 

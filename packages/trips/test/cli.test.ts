@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -108,6 +108,24 @@ describe('admin CLI (npx trips)', () => {
 
     const rescored = await trips('rescore', '--all');
     expect(rescored.stdout).toMatch(/run 1 \(model .+\): 1 rescored, 0 not scorable/);
+
+    // A subject access request: everything stored about the driver, one JSON line per trip.
+    const exportFile = path.join(dataDir, 'drv-cli.jsonl');
+    const exported = await trips('drivers', 'export', '--fleet', 'fleet_cli', '--id', 'drv-cli', '--out', exportFile);
+    expect(exported.stdout).toMatch(
+      new RegExp(
+        `^exported driver drv-cli of fleet_cli to ${exportFile.replaceAll('.', '\\.')}: 1 trip \\(1 scored\\), [\\d.]+ MB\n$`,
+      ),
+    );
+    const exportedLines = readFileSync(exportFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(exportedLines.map((l) => [l.type, l.tripId ?? l.driverId])).toEqual([
+      ['driver', 'drv-cli'],
+      ['trip', scoredTripId],
+    ]);
+    expect(statSync(exportFile).mode & 0o777).toBe(0o600);
 
     // Location data: retention takes the scored trip of 2026-11-03 (the queued one keeps its telemetry
     // until it is scored), a driver's erasure unlinks them, and rescore then keeps the score it cannot redo.
