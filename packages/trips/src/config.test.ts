@@ -12,4 +12,16 @@ describe('trips configuration', () => {
       );
     }
   });
+
+  it('keeps location data for good unless TRIPS_LOCATION_RETENTION_DAYS gives whole days from 1 to 36500', () => {
+    expect(loadConfig(tripsConfigSpec, { env: {} }).locationRetentionDays).toBeUndefined();
+    expect(loadConfig(tripsConfigSpec, { env: { TRIPS_LOCATION_RETENTION_DAYS: '180' } }).locationRetentionDays).toBe(
+      180,
+    );
+    for (const bad of ['0', '-5', '36501', '1.5', '180d']) {
+      expect(() => loadConfig(tripsConfigSpec, { env: { TRIPS_LOCATION_RETENTION_DAYS: bad } })).toThrow(
+        /TRIPS_LOCATION_RETENTION_DAYS must be a whole number of days from 1 to 36500/,
+      );
+    }
+  });
 });
