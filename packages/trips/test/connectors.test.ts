@@ -175,6 +175,31 @@ describe.each(testDialects())('file connectors on $label', (dialect) => {
       expect(await importFile(database.db, file, options)).toMatchObject({ imported: 0, duplicates: 2 });
     });
 
+    it('takes the one drive out of a track whose positions span more than a day, instead of refusing it all', async () => {
+      // A logger left on: a position an hour for two days, around one 4-minute drive.
+      const t0 = Date.UTC(2026, 10, 9, 0, 0);
+      const drive = scorableTrip({ startMs: t0 + 26 * 3_600_000, vehicle: 'IM-1', seed: 5, minutes: 4 }).samples;
+      const at = drive.find((x) => x.type === 'gps')!;
+      const idle = Array.from({ length: 48 }, (_, h) => ({
+        type: 'gps' as const,
+        t: t0 + h * 3_600_000,
+        lat: at.lat,
+        lon: at.lon,
+      }));
+      const fixes = [...idle, ...drive.filter((x) => x.type === 'gps')].sort((a, b) => a.t - b.t);
+      const file = path.join(dir, 'logger.ndjson');
+      writeFileSync(file, fixes.map((f) => JSON.stringify(f)).join('\n'));
+      const s = await importFile(database.db, file, options);
+      expect(s).toMatchObject({ imported: 1, rejected: [] });
+      expect(s.importedTrips[0]!.label).toMatch(/, its drive \(02:0\d-02:\d\d UTC\)$/);
+      const upload = await database.db
+        .selectFrom('trip_uploads')
+        .select(['first_sample_ms'])
+        .where('trip_id', '=', s.tripIds[0]!)
+        .executeTakeFirstOrThrow();
+      expect(Number(upload.first_sample_ms)).toBeGreaterThanOrEqual(t0 + 26 * 3_600_000 - 3_600_000);
+    });
+
     it('reads GeoJSON LineStrings with coordTimes and rejects a feature without times', async () => {
       const s = await importFile(database.db, path.join(dir, 'trip.geojson'), options);
       expect(s).toMatchObject({ imported: 1 });

@@ -1,4 +1,5 @@
 import { type Sample, segmentTrips } from '@svc/scoring';
+import { MAX_TRIP_SPAN_MS } from '../ingest/accept-upload.ts';
 import type { FileContents, FileRejection, FileTrip } from './file-trip.ts';
 
 const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
@@ -9,8 +10,8 @@ const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
  * without GPS). A logger's track of a whole day, or a CSV without a trip column, would otherwise be scored as
  * one trip from its first to its last movement, its stops counted as driving time.
  *
- * A track is split only when it holds two or more scorable drives; otherwise it is left as it was read (one
- * trip, as before). The movements between drives that are too short to be a trip (moving a car across a yard)
+ * A track is split only when it holds two or more scorable drives, or one drive in positions spanning more
+ * than an upload may (MAX_TRIP_SPAN_MS); otherwise it is left as it was read (one trip, as before). The movements between drives that are too short to be a trip (moving a car across a yard)
  * are left out and reported in `skipped`. A piece's idempotency key is the file's trip id with `.1`, `.2`...
  * when the file names one, else the hash of its own samples, as for any trip.
  */
@@ -27,7 +28,16 @@ export function splitDrives(contents: FileContents): FileContents & { skipped: F
       continue;
     }
     const drives = segments.filter((s) => s.scorable);
-    if (drives.length < 2) {
+    // One drive in a track that spans more than an upload may (days of a logger left on): the drive alone.
+    let first = Number.POSITIVE_INFINITY;
+    let last = Number.NEGATIVE_INFINITY;
+    for (const x of trip.samples) {
+      if (x.type !== 'gps') continue;
+      if (x.t < first) first = x.t;
+      if (x.t > last) last = x.t;
+    }
+    const spanMs = last > first ? last - first : 0;
+    if (drives.length === 0 || (drives.length === 1 && spanMs <= MAX_TRIP_SPAN_MS)) {
       trips.push(trip);
       continue;
     }
@@ -36,7 +46,10 @@ export function splitDrives(contents: FileContents): FileContents & { skipped: F
       const clientTripId =
         typeof trip.meta.clientTripId === 'string' ? `${trip.meta.clientTripId}.${k + 1}` : undefined;
       trips.push({
-        label: `${trip.label}, drive ${k + 1} of ${drives.length} (${hhmm(drive.startMs)}-${hhmm(drive.endMs)} UTC)`,
+        label:
+          drives.length === 1
+            ? `${trip.label}, its drive (${hhmm(drive.startMs)}-${hhmm(drive.endMs)} UTC)`
+            : `${trip.label}, drive ${k + 1} of ${drives.length} (${hhmm(drive.startMs)}-${hhmm(drive.endMs)} UTC)`,
         samples: drive.samples,
         meta: { ...trip.meta, ...(clientTripId !== undefined ? { clientTripId } : {}) },
         locate: (i) => {
