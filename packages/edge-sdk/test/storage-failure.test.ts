@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EdgeSdk } from '../src/index.ts';
 import { drive } from './drive.ts';
 import { FakeIngestServer } from './fake-ingest-server.ts';
@@ -46,8 +46,8 @@ describe('storage failures while delivering', () => {
       server.onStored = () => databaseOf(sdk).pragma('query_only = 1');
       sdk.recordMany(drive({ startMs: T0, legs: [{ move: 150, speedKmh: 40 }] }));
       const tripId = sdk.endTrip()!;
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(errors.length).toBeGreaterThan(0);
+      // Waits for the failed write to be reported, however busy the machine (a fixed 300 ms was not always enough).
+      await vi.waitFor(() => expect(errors.length).toBeGreaterThan(0), { timeout: 10_000, interval: 20 });
       expect(String((errors[0] as Error).message)).toMatch(/readonly|read-only/);
       expect(sdk.trip(tripId)?.state).not.toBe('sent');
 
