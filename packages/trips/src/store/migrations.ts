@@ -584,6 +584,21 @@ const rescoreLeases: Migration = {
   },
 };
 
+/**
+ * Uploads by fleet and driver, for a driver's erasure and export (store/location-data.ts,
+ * service/driver-export.ts), which otherwise read every upload of the store, inside a write transaction for
+ * the erasure.
+ */
+const uploadsByDriver: Migration = {
+  async up(db: AnyDb) {
+    await db.schema
+      .createIndex('trip_uploads_fleet_driver')
+      .on('trip_uploads')
+      .columns(['fleet_id', 'driver_id', 'trip_id'])
+      .execute();
+  },
+};
+
 /** Every migration of the trip store, in order; the same set runs on SQLite and PostgreSQL. */
 export const tripsMigrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -598,4 +613,5 @@ export const tripsMigrations: Record<string, Migration> = {
   '0010_driver_stats': driverStats,
   '0011_location_data_deletions': locationDataDeletions,
   '0012_rescore_leases': rescoreLeases,
+  '0013_uploads_by_driver': uploadsByDriver,
 };
