@@ -3,6 +3,7 @@ import {
   ForeignKeyViolationError,
   TransientConflictError,
   UniqueViolationError,
+  ValueNotStorableError,
 } from '@svc/platform';
 /**
  * The REST server: route registry, dispatch and serving, after WP_REST_Server (WordPress 6.1).
@@ -313,6 +314,18 @@ export class RestServer {
       return new RestError('rest_invalid_reference', 'The request refers to an item that does not exist.', {
         status: 400,
       });
+    }
+    // A value the database cannot hold (PostgreSQL: U+0000 in text, too long, a number out of an integer column's
+    // range, ...) that got past the checks is bad input too: WordPress's wpdb refuses such a value before the
+    // query (process_fields), which it answers as a failed write. The message says what kind of value, not which.
+    if (err instanceof ValueNotStorableError) {
+      return new RestError(
+        'rest_invalid_value',
+        `The request holds a value the database cannot store: ${err.message}.`,
+        {
+          status: 400,
+        },
+      );
     }
     this.options.onError?.(err, request);
     if (err instanceof DatabaseUnavailableError) {
