@@ -281,6 +281,8 @@ export class RestServer {
     let response: RestResponse;
     try {
       if (earlierError) throw earlierError;
+      // After WordPress's checks, before anything uses the values: see removeNulCharacters.
+      if (!route.options.keepNulCharacters) request.removeNulCharacters();
       const permission = await endpoint.permission(request);
       if (isRestError(permission)) throw permission;
       if (permission !== true) {
@@ -415,7 +417,7 @@ export class RestServer {
       namespace: '',
       pattern: '/batch/v1',
       regex: compileRoutePattern('/batch/v1'),
-      options: {},
+      options: { keepNulCharacters: true },
       endpoints: [
         normalizeEndpoint({
           methods: 'POST',
