@@ -341,8 +341,11 @@ export class RestRequest {
   }
 }
 
-/** `value` with U+0000 removed from every string in it (arrays and objects are changed in place). */
-function withoutNul(value: unknown): unknown {
+/**
+ * `value` with U+0000 removed from every string in it (arrays and objects are changed in place); see
+ * RestRequest.removeNulCharacters for why.
+ */
+export function withoutNul(value: unknown): unknown {
   if (typeof value === 'string') return value.includes('\u0000') ? value.replaceAll('\u0000', '') : value;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) value[i] = withoutNul(value[i]);
