@@ -9,7 +9,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dialects, type RoleLogin } from './helpers/cms-test-app.ts';
-import { makeImage } from './helpers/media-fixtures.ts';
+import { makeImage, withIptc } from './helpers/media-fixtures.ts';
 import { createSiteTestCms, type SiteTestCms } from './helpers/site-test-app.ts';
 
 const NUL = '\u0000';
@@ -238,6 +238,33 @@ describe.each(dialects())('U+0000 in requests on $label', (dialect) => {
         200,
       );
       expect(media).toMatchObject({ alt_text: 'aab', caption: { raw: 'cab' }, description: { raw: 'dab' } });
+    });
+
+    it("an upload's IPTC title and caption: control characters removed, as wp_kses_post_deep() does", async () => {
+      const jpeg = withIptc(await makeImage(16, 16, 'jpeg'), [
+        [5, `Light${NUL}house\u0001`],
+        [120, `At${NUL} night`],
+        [25, `key${NUL}word`],
+      ]);
+      const upload = await cms.call({
+        method: 'POST',
+        url: '/cms-json/cms/v2/media',
+        as: 'admin',
+        headers: { 'content-type': 'image/jpeg', 'content-disposition': 'attachment; filename="iptc.jpg"' },
+        payload: jpeg,
+      });
+      expect(upload.statusCode, upload.body).toBe(201);
+      const body = upload.json();
+      expect(withNul(body)).toEqual([]);
+      expect(body.title.raw).toBe('Lighthouse');
+      expect(body.caption.raw).toBe('At night');
+      expect(body.media_details.image_meta).toMatchObject({
+        title: 'Lighthouse',
+        caption: 'At night',
+        keywords: ['keyword'],
+      });
+      const read = await readBack(`/cms/v2/media/${body.id}`);
+      expect(read.title.raw).toBe('Lighthouse');
     });
 
     it('batch requests: each one cleaned, and each one checked as sent', async () => {
