@@ -290,7 +290,7 @@ export class MenusController extends RestController {
    * 500; 400 here).
    */
   private async assertNameFree(name: string, typed: string, exceptId: number): Promise<void> {
-    const clash = await this.ctx.terms.findByName('nav_menu', name);
+    const clash = (await this.ctx.terms.findByNameKey('nav_menu', name)).find((term) => term.name === name);
     if (clash && clash.id !== exceptId) {
       const slashed = typed.replace(/[\\'"]/g, '\\$&').replaceAll('\u0000', '\\0');
       const shown = specialChars(slashed, true);
