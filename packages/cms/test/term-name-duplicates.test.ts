@@ -5,6 +5,7 @@
  *   or accents, then PHP's strtolower() (ASCII letters only) must make them equal: "javascript" is a duplicate of
  *   "JavaScript", but "Cafe" is not one of "Café", nor "CAFÉ" of "café". A tag is answered `term_exists` "... in this
  *   taxonomy."; a category only when a sibling has exactly the name or the slug, "... with this parent.".
+ * - menus: get_term_by( 'name' ) alone, the collation: "main menu" and "Máin Menu" clash with "Main Menu".
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { strtolower } from '../src/rest/php.ts';
@@ -114,6 +115,23 @@ describe.each(dialects())('duplicate term names on $label', (dialect) => {
       expect((await post('/categories', { name: 'Science' })).json()).toEqual(termExists(sci.id, 'with this parent'));
       expect(await created('/categories', { name: 'Économie' })).toMatchObject({ slug: 'economie' });
       expect(await created('/categories', { name: 'Economie' })).toMatchObject({ slug: 'economie-2' });
+    });
+
+    it('menus: the collation alone, without regard to case or accents', async () => {
+      const main = await created('/menus', { name: 'Main Menu' });
+      for (const name of ['main menu', 'MAIN MENU', 'Máin Menü']) {
+        const res = await post('/menus', { name });
+        expect(res.statusCode, name).toBe(400);
+        expect(res.json()).toMatchObject({ code: 'menu_exists', data: { status: 400, term_id: main.id } });
+      }
+      const footer = await created('/menus', { name: 'Footer' });
+      const renamed = await post(`/menus/${footer.id}`, { name: 'MAIN menu' });
+      expect(renamed.statusCode).toBe(400);
+      expect(renamed.json().code).toBe('menu_exists');
+      // A menu may take its own name in another case.
+      const own = await post(`/menus/${main.id}`, { name: 'MAIN MENU' });
+      expect(own.statusCode, own.body).toBe(200);
+      expect(own.json().name).toBe('MAIN MENU');
     });
   });
 });
