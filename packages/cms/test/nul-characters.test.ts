@@ -8,9 +8,11 @@
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dialects, type RoleLogin } from './helpers/cms-test-app.ts';
+import { sanitizeUser, stripAllTags } from '../src/rest/formatting.ts';
+import { basic, dialects, type RoleLogin } from './helpers/cms-test-app.ts';
 import { makeImage, withIptc } from './helpers/media-fixtures.ts';
 import { createSiteTestCms, type SiteTestCms } from './helpers/site-test-app.ts';
+import { runEach, wordpressPhpSkip } from './helpers/wordpress-php.ts';
 
 const NUL = '\u0000';
 const N = `a${NUL}b`;
@@ -29,6 +31,37 @@ function strings(value: unknown, out: string[] = []): string[] {
 }
 
 const withNul = (value: unknown) => strings(value).filter((s) => s.includes(NUL));
+
+describe('the text filters', () => {
+  const inputs = [
+    'ad\u0000min',
+    '\u0000admin\u0000',
+    'a <b>x\u0000</b> y',
+    ' Ann  Lee ',
+    'x%41y&amp;z',
+    'a\u0000@b.test',
+  ];
+  it.skipIf(wordpressPhpSkip)("drop NUL as PHP's strip_tags() does: wp_strip_all_tags(), sanitize_user()", () => {
+    expect(inputs.map((s) => stripAllTags(s))).toEqual(
+      runEach(
+        'wp_strip_all_tags',
+        inputs.map((s) => [s]),
+      ),
+    );
+    expect(inputs.map((s) => sanitizeUser(s, false))).toEqual(
+      runEach(
+        'sanitize_user',
+        inputs.map((s) => [s, false]),
+      ),
+    );
+    expect(inputs.map((s) => sanitizeUser(s, true))).toEqual(
+      runEach(
+        'sanitize_user',
+        inputs.map((s) => [s, true]),
+      ),
+    );
+  });
+});
 
 describe.each(dialects())('U+0000 in requests on $label', (dialect) => {
   let cms: SiteTestCms;
@@ -312,6 +345,23 @@ describe.each(dialects())('U+0000 in requests on $label', (dialect) => {
       // On PostgreSQL an id past the integer columns' range cannot be compared; it names nothing, as on SQLite.
       for (const url of ['/?p=99999999999', '/?cat=99999999999', '/?author=99999999999', '/?page_id=99999999999']) {
         expect(await page(url), url).toBe(404);
+      }
+    });
+
+    it('Basic credentials: the login is looked up as sanitize_user() leaves it, NUL removed', async () => {
+      const me = (login: string, password: string) =>
+        cms.app.inject({
+          method: 'GET',
+          url: '/cms-json/cms/v2/users/me',
+          headers: { authorization: basic(login, password) },
+        });
+      const admin = await me(`ad${NUL}min`, cms.passwords.admin);
+      expect(admin.statusCode, admin.body).toBe(200);
+      expect(admin.json().id).toBe(cms.ids.admin);
+      for (const login of [`ad${NUL}min@example.test`, `nobody${NUL}`]) {
+        const res = await me(login, cms.passwords.admin);
+        expect(res.statusCode, res.body).toBe(401);
+        expect(res.json().code).toBe('invalid_username');
       }
     });
 
