@@ -34,6 +34,76 @@ describe('the REST kernel', () => {
   });
 });
 
+describe('the REST kernel, around the handler', () => {
+  const notStorable = () => new ValueNotStorableError('a number is out of range for its column', '22003');
+
+  it('answers an error thrown by authentication in WordPress shape, not the HTTP framework’s', async () => {
+    const reported: unknown[] = [];
+    const server = new RestServer({
+      apiRoot: () => 'http://cms.test/cms-json/',
+      onError: (err) => reported.push(err),
+      authenticate: async (req) => {
+        if (req.header('authorization') === 'odd') throw notStorable();
+        throw new Error('connection reset while reading credentials');
+      },
+    });
+    server.registerRoute('test/v1', '/things', { methods: CREATABLE, permission: allowPublic, handler: () => ({}) });
+    const call = (authorization: string) =>
+      server.serve({ method: 'POST', route: '/test/v1/things', query: {}, headers: { authorization }, body: '' });
+    const odd = await call('odd');
+    expect(odd.status).toBe(400);
+    expect(JSON.parse(odd.body ?? '')).toEqual(OUT_OF_RANGE);
+    const failed = await call('Basic x');
+    expect(failed.status).toBe(500);
+    expect(JSON.parse(failed.body ?? '')).toEqual({
+      code: 'internal_server_error',
+      message: 'There has been a critical error on this website.',
+      data: { status: 500 },
+    });
+    expect(reported).toHaveLength(1);
+  });
+
+  it('answers an error thrown by a validate callback, alone and in a batch', async () => {
+    const server = new RestServer({ apiRoot: () => 'http://cms.test/cms-json/' });
+    server.registerRoute(
+      'test/v1',
+      '/things',
+      {
+        methods: CREATABLE,
+        permission: allowPublic,
+        args: {
+          parent: {
+            type: 'integer',
+            validateCallback: async () => {
+              throw notStorable();
+            },
+          },
+        },
+        handler: () => ({}),
+      },
+      { allowBatch: { v1: true } },
+    );
+    const alone = await server.serve({
+      method: 'POST',
+      route: '/test/v1/things',
+      query: { parent: '99999999999' },
+      headers: {},
+      body: '',
+    });
+    expect(alone.status).toBe(400);
+    expect(JSON.parse(alone.body ?? '')).toEqual(OUT_OF_RANGE);
+    const batch = await server.serve({
+      method: 'POST',
+      route: '/batch/v1',
+      query: {},
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ requests: [{ path: '/test/v1/things', body: { parent: 99999999999 } }] }),
+    });
+    expect(batch.status).toBe(207);
+    expect(JSON.parse(batch.body ?? '').responses[0]).toMatchObject({ status: 400, body: OUT_OF_RANGE });
+  });
+});
+
 describe.each(dialects())('a value the database cannot hold on $label', (dialect) => {
   let cms: TestCms;
   beforeAll(async () => {

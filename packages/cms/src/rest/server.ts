@@ -266,8 +266,14 @@ export class RestServer {
     if (request.method === 'OPTIONS') return this.handleOptions(request);
     const matched = this.matchRequest(request);
     if (isRestError(matched)) return errorResponse(matched);
-    let error: RestError | null = await hasValidParams(request);
-    if (!error) error = sanitizeParams(request);
+    let error: RestError | null;
+    try {
+      error = await hasValidParams(request);
+      if (!error) error = sanitizeParams(request);
+    } catch (err) {
+      // A validate or sanitize callback that reads the database can fail like a handler.
+      error = this.toRestError(err, request);
+    }
     return this.respondToRequest(request, matched.route, matched.endpoint, error);
   }
 
@@ -551,8 +557,12 @@ export class RestServer {
           });
         }
       }
-      if (!error) error = await hasValidParams(single);
-      if (!error) error = sanitizeParams(single);
+      try {
+        if (!error) error = await hasValidParams(single);
+        if (!error) error = sanitizeParams(single);
+      } catch (err) {
+        error = this.toRestError(err, single);
+      }
       if (error) {
         hasError = true;
         validation.push(error);
@@ -719,7 +729,14 @@ export class RestServer {
     }
 
     let response: RestResponse;
-    const auth = this.options.authenticate ? await this.options.authenticate(request) : null;
+    let auth: AuthResult;
+    try {
+      auth = this.options.authenticate ? await this.options.authenticate(request) : null;
+    } catch (err) {
+      // The credentials' lookup failed (the database is down, or holds no such value): answered in WordPress's
+      // shape like a handler's error, never with the HTTP framework's own error body.
+      auth = this.toRestError(err, request);
+    }
     if (isRestError(auth)) {
       response = errorResponse(auth);
     } else {
