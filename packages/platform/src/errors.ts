@@ -67,6 +67,22 @@ export class CheckViolationError extends ConstraintViolationError {
   }
 }
 
+/**
+ * The database cannot hold a value it was given: too long for its column, a character its encoding cannot store
+ * (PostgreSQL's text holds no U+0000), a number out of its column's range, text that is not of the column's type.
+ * Such a value comes from a client, so it is bad input (a 400), not a fault. The message names the kind of
+ * problem only, never the value (it may be a secret) or the statement; the driver's error is the `cause`.
+ */
+export class ValueNotStorableError extends DomainError {
+  /** The driver's code: a PostgreSQL SQLSTATE (`22001`, `22021`, ...) or a SQLite result code. */
+  readonly driverCode: string;
+
+  constructor(message: string, driverCode: string, options?: { cause?: unknown }) {
+    super('value_not_storable', message, options);
+    this.driverCode = driverCode;
+  }
+}
+
 /** Concurrent writers collided (serialization failure, deadlock, SQLite busy); the work may be retried. */
 export class TransientConflictError extends DomainError {
   constructor(message: string, options?: { cause?: unknown }) {

@@ -10,7 +10,7 @@ import { hash } from 'node:crypto';
 import type { ApplicationPasswordsRepository } from '../db/application-passwords-repository.ts';
 import type { User, UsersRepository } from '../db/users-repository.ts';
 import { RestError } from '../rest/errors.ts';
-import { isEmail } from '../rest/formatting.ts';
+import { isEmail, sanitizeUser } from '../rest/formatting.ts';
 import type { CurrentUser, RestRequest } from '../rest/request.ts';
 import type { AuthResult } from '../rest/server.ts';
 import { applicationPasswordMatches, normalizeApplicationPassword } from './application-passwords.ts';
@@ -93,7 +93,9 @@ export class Authenticator {
       if (hit && hit.expires > Date.now()) return { user: hit.user };
     }
 
-    let user = await this.deps.users.findByLogin(username);
+    // get_user_by( 'login' ) looks the login up as sanitize_user() leaves it (tags, octets, entities and NUL removed,
+    // white space collapsed): "ad\0min" is admin, and a NUL never reaches the database (PostgreSQL cannot compare it).
+    let user = await this.deps.users.findByLogin(sanitizeUser(username, false));
     if (!user && isEmail(username)) user = await this.deps.users.findByEmail(username);
     if (!user) {
       return new RestError(

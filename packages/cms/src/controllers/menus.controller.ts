@@ -290,8 +290,11 @@ export class MenusController extends RestController {
    * 500; 400 here).
    */
   private async assertNameFree(name: string, typed: string, exceptId: number): Promise<void> {
-    const clash = await this.ctx.terms.findByName('nav_menu', name);
-    if (clash && clash.id !== exceptId) {
+    // get_term_by( 'name' ): the database's collation decides, without regard to case or accents ("main menu"
+    // and "Máin Menu" clash with "Main Menu"). WordPress takes the first row the database returns (in no set
+    // order) and lets it be the menu itself; here any other menu with such a name is a clash.
+    const clash = (await this.ctx.terms.findByNameKey('nav_menu', name)).find((term) => term.id !== exceptId);
+    if (clash) {
       const slashed = typed.replace(/[\\'"]/g, '\\$&').replaceAll('\u0000', '\\0');
       const shown = specialChars(slashed, true);
       const message = `The menu name <strong>${shown}</strong> conflicts with another menu name. Please try another.`;

@@ -14,7 +14,7 @@ import type { CmsContext } from '../module.ts';
 import { RestController, sanitizeTextArg } from '../rest/controller.ts';
 import { authorizationRequiredCode, RestError } from '../rest/errors.ts';
 import { setPaginationHeaders } from '../rest/pagination.ts';
-import { toInt } from '../rest/php.ts';
+import { strtolower, toInt } from '../rest/php.ts';
 import type { RestRequest } from '../rest/request.ts';
 import { RestResponse } from '../rest/response.ts';
 import type { JsonSchema, RestArg } from '../rest/schema.ts';
@@ -308,23 +308,54 @@ export class TermsController extends RestController {
     }
   }
 
+  /**
+   * wp_insert_term()'s duplicate check (WordPress 6.1), for the sanitized `name` under `parent`: the term it
+   * answers `term_exists` with, or null when the term may be created.
+   *
+   * 1. get_terms( name, parent ) finds the terms at that level whose name the database's collation finds equal,
+   *    without regard to case or accents (findByNameKey); of those, the first whose name is equal once
+   *    lower-cased by PHP's strtolower(), which lowers ASCII letters only, is the name match: "javascript"
+   *    matches "JavaScript", but "Cafe" does not match "Café", nor "CAFÉ" "café" (WordPress's comment: the
+   *    collation "doesn't differentiate accented characters, so we do a stricter comparison here").
+   * 2. With a name match, a slug given that is neither the match's nor any term's lets the term be created with
+   *    the same name. Otherwise a tag (any non-hierarchical taxonomy) exists already, the name match; in a
+   *    hierarchical taxonomy the match counts only when a sibling has exactly this name (case included) and no
+   *    other slug was given, else a sibling that has the slug is the existing term, else none is: "TECHNOLOGY"
+   *    is created beside "Technology" when the latter's slug is not "technology".
+   */
+  private async existingTerm(name: string, parent: number, requestedSlug: string | undefined): Promise<Term | null> {
+    const taxonomy = this.taxonomy.slug;
+    const lowered = strtolower(name);
+    const nameMatch = (await this.ctx.terms.findByNameKey(taxonomy, name, parent)).find(
+      (term) => strtolower(term.name) === lowered,
+    );
+    if (!nameMatch) return null;
+    const slugProvided = Boolean(requestedSlug);
+    const slug = requestedSlug || sanitizeTitle(name);
+    const slugMatch = await this.ctx.terms.findBySlug(taxonomy, slug);
+    if (slugProvided && nameMatch.slug !== slug && !slugMatch) return null;
+    if (!this.taxonomy.hierarchical) return nameMatch;
+    const siblings = await this.ctx.terms.children(taxonomy, parent);
+    if ((!slugProvided || nameMatch.slug === slug) && siblings.some((term) => term.name === name)) return nameMatch;
+    if (slugMatch && siblings.some((term) => term.slug === slug)) return slugMatch;
+    return null;
+  }
+
   async createItem(request: RestRequest): Promise<RestResponse> {
     const parent = (await this.checkParent(request)) ?? 0;
     // sanitize_term() in the 'db' context: the name is stored (and compared, and slugged) escaped.
     const name = sanitizeNameField(request.get('name') ?? '');
     if (name === '') throw new RestError('empty_term_name', 'A name is required for this term.', { status: 400 });
-    // wp_insert_term(): the same name under the same parent already exists.
-    const existing = await this.ctx.terms.findByName(
-      this.taxonomy.slug,
-      name,
-      this.taxonomy.hierarchical ? parent : undefined,
-    );
     const requestedSlug = request.get<string>('slug');
-    if (existing && (!requestedSlug || requestedSlug === existing.slug)) {
-      const error = new RestError('term_exists', 'A term with the name provided already exists with this parent.', {
-        status: 400,
-        term_id: existing.id,
-      });
+    const existing = await this.existingTerm(name, parent, requestedSlug);
+    if (existing) {
+      const error = new RestError(
+        'term_exists',
+        this.taxonomy.hierarchical
+          ? 'A term with the name provided already exists with this parent.'
+          : 'A term with the name provided already exists in this taxonomy.',
+        { status: 400, term_id: existing.id },
+      );
       error.additionalData = [existing.id, existing.id];
       throw error;
     }
@@ -394,18 +425,7 @@ export class TermsController extends RestController {
       }
       changes.slug = slug;
     }
-    if (changes.name !== undefined && changes.name !== term.name) {
-      const clash = await this.ctx.terms.findByName(
-        this.taxonomy.slug,
-        changes.name,
-        this.taxonomy.hierarchical ? (changes.parent ?? term.parent) : undefined,
-      );
-      if (clash && clash.id !== term.id && (changes.slug ?? term.slug) === clash.slug) {
-        throw new RestError('duplicate_term_slug', `The slug “${clash.slug}” is already in use by another term.`, {
-          status: 400,
-        });
-      }
-    }
+    // wp_update_term() checks no name: only a slug another term has (above).
     await this.ctx.terms.update(term.id, changes);
     request.set('context', 'edit');
     return this.prepareItemForResponse(await this.getTerm(term.id), request);

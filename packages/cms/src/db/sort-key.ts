@@ -40,13 +40,23 @@ export const SORT_KEY_MAX = 400;
 
 /** The key a name sorts by: accents removed (compatibility decomposition), then lower-cased (all of Unicode). */
 export function nameSortKey(name: string): string {
+  const key = nameCompareKey(name);
+  if (key.length <= SORT_KEY_MAX) return key;
+  // Cut by code points, never inside a surrogate pair (PostgreSQL refuses a lone surrogate).
+  return /[\ud800-\udfff]/.test(key) ? Array.from(key).slice(0, SORT_KEY_MAX).join('') : key.slice(0, SORT_KEY_MAX);
+}
+
+/**
+ * The whole key (nameSortKey is its first SORT_KEY_MAX characters): two names with the same key are equal to
+ * MySQL's collation, as far as the key reproduces it (case and accents ignored, ß as ss, ...). The stored key
+ * finds the candidates; this one decides between names whose stored keys were cut.
+ */
+export function nameCompareKey(name: string): string {
   // ASCII needs only lower-casing, the common case (names are at most 250 characters).
-  if (!/[\u0080-\u{10ffff}]/u.test(name)) return name.toLowerCase().slice(0, SORT_KEY_MAX);
-  const key = name
+  if (!/[\u0080-\u{10ffff}]/u.test(name)) return name.toLowerCase();
+  return name
     .normalize('NFKD')
     .replace(/\p{M}+/gu, '')
     .replace(/[ßẞæÆœŒøØđĐðÐłŁþÞı]/g, (ch) => LETTERS[ch] ?? ch)
     .toLowerCase();
-  // Cut by code points, never inside a surrogate pair (PostgreSQL refuses a lone surrogate).
-  return key.length <= SORT_KEY_MAX ? key : Array.from(key).slice(0, SORT_KEY_MAX).join('');
 }

@@ -8,7 +8,7 @@ import { type Kysely, type Selectable, sql } from 'kysely';
 import { checkColumnWidths } from './column-widths.ts';
 import { literalLimit, sqlOffset } from './limit.ts';
 import type { CmsDatabase, TermsTable } from './schema.ts';
-import { nameSortKey } from './sort-key.ts';
+import { nameCompareKey, nameSortKey } from './sort-key.ts';
 
 export type Term = Selectable<TermsTable>;
 
@@ -66,10 +66,22 @@ export class TermsRepository {
     );
   }
 
-  async findByName(taxonomy: string, name: string, parent?: number): Promise<Term | null> {
-    let q = this.db.selectFrom('terms').selectAll().where('taxonomy', '=', taxonomy).where('name', '=', name);
+  /**
+   * The terms of a taxonomy (under `parent`, when given) whose name WordPress's database finds equal to `name`:
+   * MySQL's collation ignores case and accents, so get_terms( [ 'name' => ... ] ) and get_term_by( 'name' ) match
+   * "Café" for "CAFE". Compared through the stored sort key (same key, same name to the collation; see
+   * sort-key.ts), on both stores alike; oldest first. Callers apply WordPress's own stricter checks on top.
+   */
+  async findByNameKey(taxonomy: string, name: string, parent?: number): Promise<Term[]> {
+    let q = this.db
+      .selectFrom('terms')
+      .selectAll()
+      .where('taxonomy', '=', taxonomy)
+      .where('name_sort', '=', nameSortKey(name));
     if (parent !== undefined) q = q.where('parent', '=', parent);
-    return (await q.executeTakeFirst()) ?? null;
+    const key = nameCompareKey(name);
+    // A stored key is cut at SORT_KEY_MAX characters: names equal that far but not after are told apart here.
+    return (await q.orderBy('id', 'asc').execute()).filter((term) => nameCompareKey(term.name) === key);
   }
 
   /** Direct children of a term. */

@@ -194,9 +194,17 @@ function parseIptcTimestamp(date: string, time: string): number | undefined {
 }
 
 /**
- * What `wp_kses_post_deep()` leaves of a metadata string that will be shown in HTML: tags removed and bare
- * ampersands encoded. Camera metadata is attacker-controlled, so it never reaches a page raw.
+ * What `wp_kses_post_deep()` leaves of a metadata string that will be shown in HTML: NUL and other control
+ * characters removed (wp_kses_no_null, which kses runs first: an IPTC caption may hold a NUL, which PostgreSQL's
+ * text cannot store), tags removed and bare ampersands encoded. Camera metadata is attacker-controlled, so it never
+ * reaches a page raw.
  */
 function cleanText(value: string): string {
-  return value.replace(/<[^>]*>?/g, '').replace(/&(?!(?:[a-zA-Z][a-zA-Z0-9]*|#\d+|#x[0-9a-fA-F]+);)/g, '&amp;');
+  return (
+    value
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters wp_kses_no_null removes
+      .replace(/[\x00-\x08\x0B\x0C\x0E-\x1F]/g, '')
+      .replace(/<[^>]*>?/g, '')
+      .replace(/&(?!(?:[a-zA-Z][a-zA-Z0-9]*|#\d+|#x[0-9a-fA-F]+);)/g, '&amp;')
+  );
 }

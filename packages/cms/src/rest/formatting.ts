@@ -9,8 +9,8 @@ import { phpString } from './php.ts';
 /** wp_strip_all_tags(): removes script/style blocks and every tag. */
 export function stripAllTags(text: string, removeBreaks = false): string {
   let out = text.replace(/<(script|style)[^>]*?>.*?<\/\1>/gis, '');
-  // PHP's strip_tags() does not take a `<` followed by white space for the start of a tag.
-  out = out.replace(/<(?!\s)[^>]*>/g, '');
+  // PHP's strip_tags() does not take a `<` followed by white space for the start of a tag, and drops NUL bytes.
+  out = out.replace(/<(?!\s)[^>]*>/g, '').replaceAll('\u0000', '');
   if (removeBreaks) out = out.replace(/[\r\n\t ]+/g, ' ');
   return out.trim();
 }

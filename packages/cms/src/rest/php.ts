@@ -35,6 +35,14 @@ export function toInt(value: unknown): number {
   return Object.is(t, -0) ? 0 : t;
 }
 
+/**
+ * PHP's strtolower() as of PHP 8.2: ASCII letters only, whatever the locale (before 8.2 it followed LC_CTYPE, which
+ * is "C" or a UTF-8 locale under WordPress, so also ASCII only in practice): "CAFÉ" gives "cafÉ".
+ */
+export function strtolower(value: string): string {
+  return /[A-Z]/.test(value) ? value.replace(/[A-Z]+/g, (run) => run.toLowerCase()) : value;
+}
+
 /** WordPress's absint(). */
 export function absint(value: unknown): number {
   return Math.abs(toInt(value));

@@ -51,6 +51,11 @@ export interface RouteOptions {
   override?: boolean;
   /** Arguments shared by every endpoint of the route (e.g. the `id` of an item route), listed first. */
   args?: Record<string, RestArg>;
+  /**
+   * Hands the parameters to the handler with U+0000 still in them (RestRequest.removeNulCharacters): only the
+   * batch route, whose requests are checked, and then cleaned, one by one as requests of their own.
+   */
+  keepNulCharacters?: boolean;
 }
 
 /** A registered route, normalised. */

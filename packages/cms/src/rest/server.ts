@@ -3,6 +3,7 @@ import {
   ForeignKeyViolationError,
   TransientConflictError,
   UniqueViolationError,
+  ValueNotStorableError,
 } from '@svc/platform';
 /**
  * The REST server: route registry, dispatch and serving, after WP_REST_Server (WordPress 6.1).
@@ -265,8 +266,14 @@ export class RestServer {
     if (request.method === 'OPTIONS') return this.handleOptions(request);
     const matched = this.matchRequest(request);
     if (isRestError(matched)) return errorResponse(matched);
-    let error: RestError | null = await hasValidParams(request);
-    if (!error) error = sanitizeParams(request);
+    let error: RestError | null;
+    try {
+      error = await hasValidParams(request);
+      if (!error) error = sanitizeParams(request);
+    } catch (err) {
+      // A validate or sanitize callback that reads the database can fail like a handler.
+      error = this.toRestError(err, request);
+    }
     return this.respondToRequest(request, matched.route, matched.endpoint, error);
   }
 
@@ -280,6 +287,8 @@ export class RestServer {
     let response: RestResponse;
     try {
       if (earlierError) throw earlierError;
+      // After WordPress's checks, before anything uses the values: see removeNulCharacters.
+      if (!route.options.keepNulCharacters) request.removeNulCharacters();
       const permission = await endpoint.permission(request);
       if (isRestError(permission)) throw permission;
       if (permission !== true) {
@@ -313,6 +322,18 @@ export class RestServer {
       return new RestError('rest_invalid_reference', 'The request refers to an item that does not exist.', {
         status: 400,
       });
+    }
+    // A value the database cannot hold (PostgreSQL: U+0000 in text, too long, a number out of an integer column's
+    // range, ...) that got past the checks is bad input too: WordPress's wpdb refuses such a value before the
+    // query (process_fields), which it answers as a failed write. The message says what kind of value, not which.
+    if (err instanceof ValueNotStorableError) {
+      return new RestError(
+        'rest_invalid_value',
+        `The request holds a value the database cannot store: ${err.message}.`,
+        {
+          status: 400,
+        },
+      );
     }
     this.options.onError?.(err, request);
     if (err instanceof DatabaseUnavailableError) {
@@ -402,7 +423,7 @@ export class RestServer {
       namespace: '',
       pattern: '/batch/v1',
       regex: compileRoutePattern('/batch/v1'),
-      options: {},
+      options: { keepNulCharacters: true },
       endpoints: [
         normalizeEndpoint({
           methods: 'POST',
@@ -536,8 +557,12 @@ export class RestServer {
           });
         }
       }
-      if (!error) error = await hasValidParams(single);
-      if (!error) error = sanitizeParams(single);
+      try {
+        if (!error) error = await hasValidParams(single);
+        if (!error) error = sanitizeParams(single);
+      } catch (err) {
+        error = this.toRestError(err, single);
+      }
       if (error) {
         hasError = true;
         validation.push(error);
@@ -704,7 +729,14 @@ export class RestServer {
     }
 
     let response: RestResponse;
-    const auth = this.options.authenticate ? await this.options.authenticate(request) : null;
+    let auth: AuthResult;
+    try {
+      auth = this.options.authenticate ? await this.options.authenticate(request) : null;
+    } catch (err) {
+      // The credentials' lookup failed (the database is down, or holds no such value): answered in WordPress's
+      // shape like a handler's error, never with the HTTP framework's own error body.
+      auth = this.toRestError(err, request);
+    }
     if (isRestError(auth)) {
       response = errorResponse(auth);
     } else {

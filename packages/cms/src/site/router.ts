@@ -37,9 +37,11 @@ function first(value: unknown): unknown {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** A path segment decoded, or undefined when it is malformed or holds U+0000 (no slug or search can). */
 function decodeSegment(segment: string): string | undefined {
   try {
-    return decodeURIComponent(segment);
+    const decoded = decodeURIComponent(segment);
+    return decoded.includes('\u0000') ? undefined : decoded;
   } catch {
     return undefined;
   }

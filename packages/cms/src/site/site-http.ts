@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parseQueryString } from '../rest/php.ts';
+import { withoutNul } from '../rest/request.ts';
 import { POSTPASS_COOKIE, postPasswordHash, type SiteService } from './site-service.ts';
 
 /** Cookies of a request (`name=value; ...`), first value of a name wins. */
@@ -31,7 +32,10 @@ export function siteHandler(service: SiteService) {
     }
     const q = req.url.indexOf('?');
     const path = q === -1 ? req.url : req.url.slice(0, q);
-    const query = q === -1 ? {} : parseQueryString(req.url.slice(q + 1));
+    // U+0000 is removed from query values, as the REST API removes it from parameters (PostgreSQL cannot compare
+    // with it) and as WordPress's query-var filters do for slugs (sanitize_title_for_query); a path segment that
+    // holds one names nothing (the router answers not found, as WordPress matches the encoded path).
+    const query = q === -1 ? {} : (withoutNul(parseQueryString(req.url.slice(q + 1))) as Record<string, unknown>);
     const result = await service.handle({ method: req.method, path, query, cookies: parseCookies(req.headers.cookie) });
     reply.code(result.status);
     for (const [name, value] of Object.entries(result.headers)) reply.header(name, value);
@@ -47,7 +51,7 @@ export async function registerSiteHttp(app: FastifyInstance, service: SiteServic
     scope.addContentTypeParser(
       'application/x-www-form-urlencoded',
       { parseAs: 'string', bodyLimit: 64 * 1024 },
-      (_req, body, done) => done(null, parseQueryString(String(body))),
+      (_req, body, done) => done(null, withoutNul(parseQueryString(String(body)))),
     );
     scope.route({ method: 'GET', url: '/*', handler: handle });
     scope.route({

@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ReadStream } from 'node:fs';
+import { ValueNotStorableError } from '@svc/platform';
 import { wallClockMs, ZERO_DATE } from '../content/dates.ts';
 import { permalink } from '../content/permalinks.ts';
 import { type Post, toPost } from '../content/post.ts';
@@ -236,6 +237,17 @@ export class SiteService {
   /** Answers one site request. */
   async handle(request: SiteRequest): Promise<SiteResult> {
     const settings = await this.settings();
+    try {
+      return await this.#handle(request, settings);
+    } catch (err) {
+      // The site only reads: a value the database cannot hold (on PostgreSQL, an id past its integer columns'
+      // range in `?p=` or `?cat=`) cannot equal anything stored, so what it names does not exist, as SQLite says.
+      if (err instanceof ValueNotStorableError) return this.#notFound(settings);
+      throw err;
+    }
+  }
+
+  async #handle(request: SiteRequest, settings: SiteSettings): Promise<SiteResult> {
     const route = routeSiteRequest(request.path, request.query, settings.permalinkStructure);
     switch (route.kind) {
       case 'upload':

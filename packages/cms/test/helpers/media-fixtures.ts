@@ -56,3 +56,24 @@ export function makePdf(): Buffer {
   body += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
   return Buffer.from(body, 'latin1');
 }
+
+/**
+ * `jpeg` with an IPTC block (Photoshop APP13, resource 0x0404) holding the given datasets of record 2, e.g.
+ * `[[5, 'Object name'], [120, 'Caption']]`, written byte for byte (sharp cannot write IPTC).
+ */
+export function withIptc(jpeg: Buffer, datasets: Array<[number, string]>): Buffer {
+  const records = Buffer.concat(
+    datasets.map(([dataset, text]) => {
+      const data = Buffer.from(text, 'utf8');
+      return Buffer.concat([Buffer.from([0x1c, 0x02, dataset, data.length >> 8, data.length & 0xff]), data]);
+    }),
+  );
+  const size = Buffer.alloc(4);
+  size.writeUInt32BE(records.length);
+  let resource = Buffer.concat([Buffer.from('8BIM'), Buffer.from([0x04, 0x04, 0, 0]), size, records]);
+  if (resource.length % 2 === 1) resource = Buffer.concat([resource, Buffer.from([0])]);
+  const payload = Buffer.concat([Buffer.from('Photoshop 3.0\0', 'latin1'), resource]);
+  const length = Buffer.alloc(2);
+  length.writeUInt16BE(payload.length + 2);
+  return Buffer.concat([jpeg.subarray(0, 2), Buffer.from([0xff, 0xed]), length, payload, jpeg.subarray(2)]);
+}

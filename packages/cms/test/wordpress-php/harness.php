@@ -56,6 +56,8 @@ $allowed = [
     'sanitize_title', 'sanitize_title_with_dashes', 'sanitize_title_for_query', 'remove_accents', 'force_balance_tags', 'strip_shortcodes',
     'normalize_whitespace', 'wp_strip_all_tags', 'wp_kses_post', 'wp_filter_kses', 'wp_kses_data',
     'utf8_uri_encode', 'wp_html_split', 'esc_url', 'esc_attr', 'esc_html',
+    // PHP's own, as wp_insert_term() uses it to compare term names
+    'strtolower', 'sanitize_user',
 ];
 $calls = json_decode(stream_get_contents(STDIN), true);
 $out = [];

@@ -7,6 +7,7 @@ import {
   NotNullViolationError,
   TransientConflictError,
   UniqueViolationError,
+  ValueNotStorableError,
 } from '../errors.ts';
 
 interface DriverError {
@@ -29,6 +30,36 @@ const CONNECTION_CODES = new Set([
 ]);
 
 /**
+ * The data exceptions (SQLSTATE class 22) a value sent by a client can cause, with what they say about it.
+ * Left out on purpose, because they mean a bug in a statement rather than a bad value: division by zero
+ * (22012), invalid arguments to functions (22023, 2201E-2201G, 22014, 22016), LIMIT/OFFSET counts (2201W,
+ * 2201X), LIKE escapes (22019, 22025, 2200B, 2200C, 22P06), regular expressions (2201B), JSON path and XML
+ * errors, and the bare class code 22000; they stay driver errors (a 500, logged).
+ */
+const NOT_STORABLE: ReadonlyMap<string, string> = new Map(
+  Object.entries({
+    // string_data_right_truncation (varchar(n)), string_data_length_mismatch (char(n))
+    '22001': 'a value is too long for its column',
+    '22026': 'a value is too long for its column',
+    // character_not_in_repertoire (also "invalid byte sequence": U+0000 in text), untranslatable_character
+    // (a character the server encoding lacks, or \u0000 in jsonb)
+    '22021': 'a value holds a character the database cannot store',
+    '22P05': 'a value holds a character the database cannot store',
+    // numeric_value_out_of_range: e.g. 99999999999 bound to an integer column
+    '22003': 'a number is out of range for its column',
+    // invalid_text_representation, invalid_binary_representation, invalid_datetime_format, datetime_field_overflow
+    '22P02': "a value is not valid for its column's type",
+    '22P03': "a value is not valid for its column's type",
+    '22007': "a value is not valid for its column's type",
+    '22008': "a value is not valid for its column's type",
+    // SQLite: a string or blob past SQLITE_MAX_LENGTH; a value of the wrong type for a rowid or a STRICT column
+    SQLITE_TOOBIG: 'a value is too long for the database',
+    SQLITE_MISMATCH: "a value is not valid for its column's type",
+    SQLITE_CONSTRAINT_DATATYPE: "a value is not valid for its column's type",
+  }),
+);
+
+/**
  * Translates a better-sqlite3 or pg error into a {@link DomainError}. Errors that are not about data
  * integrity or availability are returned unchanged.
  */
@@ -47,6 +78,9 @@ export function toDomainError(err: unknown): unknown {
   const constraint =
     typeof e.constraint === 'string' ? e.constraint : typeof e.column === 'string' ? e.column : undefined;
   const detail = typeof e.detail === 'string' ? ` (${e.detail})` : '';
+
+  const notStorable = NOT_STORABLE.get(code);
+  if (notStorable !== undefined) return new ValueNotStorableError(notStorable, code, { cause: err });
 
   switch (code) {
     // PostgreSQL SQLSTATEs

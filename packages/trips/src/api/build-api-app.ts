@@ -1,7 +1,14 @@
 import compress from '@fastify/compress';
 import cors from '@fastify/cors';
 import rateLimit from '@fastify/rate-limit';
-import { createHttpApp, type HttpMetrics, type Logger, type Redis, registerOpsRoutes } from '@svc/platform';
+import {
+  createHttpApp,
+  type HttpMetrics,
+  type Logger,
+  type Redis,
+  registerOpsRoutes,
+  ValueNotStorableError,
+} from '@svc/platform';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Environment } from '../environment.ts';
 import type { TripsDatabase } from '../store/open-trips-database.ts';
@@ -84,7 +91,7 @@ export async function buildApiApp(options: ApiAppOptions): Promise<FastifyInstan
     });
   }
 
-  app.setErrorHandler((err: FastifyError | ApiError, req, reply) => sendError(err, req, reply));
+  app.setErrorHandler((err: FastifyError | ApiError | ValueNotStorableError, req, reply) => sendError(err, req, reply));
   app.setNotFoundHandler((req, reply) => sendNotFound(req, reply));
 
   registerOpsRoutes(app, {
@@ -142,13 +149,20 @@ function sendNotFound(req: FastifyRequest, reply: FastifyReply) {
 }
 
 /** Every error becomes `{ ok: false, error }` with one of the documented statuses; a 500 hides its cause. */
-function sendError(err: FastifyError | ApiError, req: FastifyRequest, reply: FastifyReply) {
+function sendError(err: FastifyError | ApiError | ValueNotStorableError, req: FastifyRequest, reply: FastifyReply) {
   // A request without a route fails in body parsing (malformed JSON, too large) before reaching the
   // not-found handler: it still gets that 404, not a 400 about a body no endpoint would read.
   if (req.is404) return sendNotFound(req, reply);
   if (err instanceof ApiError) {
     if (err.statusCode === 401) reply.header('www-authenticate', 'Bearer realm="trips"');
     return reply.code(err.statusCode).send({ ok: false, error: err.message });
+  }
+  // A value the store cannot hold (PostgreSQL: U+0000 in text, a number out of its column's range, ...) that got
+  // past the parameter checks is still the client's: a 400, not a logged 500.
+  if (err instanceof ValueNotStorableError) {
+    return reply
+      .code(400)
+      .send({ ok: false, error: `a value in the request is not one the store can hold (${err.message})` });
   }
   const status = typeof err.statusCode === 'number' ? err.statusCode : 500;
   if (status >= 400 && status < 500) {

@@ -7,6 +7,7 @@ import {
   type Logger,
   type Redis,
   registerOpsRoutes,
+  ValueNotStorableError,
 } from '@svc/platform';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../api/api-error.ts';
@@ -227,6 +228,14 @@ function sendIngestError(
   if (err instanceof InvalidInputError) return reply.code(400).send({ ok: false, error: err.message });
   if (err instanceof ForbiddenError) return reply.code(403).send({ ok: false, error: err.message });
   if (err instanceof IdempotencyConflictError) return reply.code(409).send({ ok: false, error: err.message });
+  // A value the store cannot hold (PostgreSQL: too long, U+0000 in text, a number out of range) that got past the
+  // telemetry checks: the upload's transaction rolled back, and it is the sender's to fix, so a 400.
+  if (err instanceof ValueNotStorableError) {
+    return reply.code(400).send({
+      ok: false,
+      error: `a value in the upload is not one the store can hold (${err.message}); nothing was stored`,
+    });
+  }
   const status = typeof (err as FastifyError).statusCode === 'number' ? (err as FastifyError).statusCode! : 500;
   if (status === 413) {
     // The limit applies to the decompressed body: a sender looking at its 2 MB gzip file must be told.
