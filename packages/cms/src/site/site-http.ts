@@ -2,7 +2,8 @@
  * The public site on Fastify: every GET (and HEAD) path that no other route claims, the site root (via
  * the REST mount's `siteRoot`), and the post-password form's POST.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DatabaseUnavailableError } from '@svc/platform';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parseQueryString } from '../rest/php.ts';
 import { withoutNul } from '../rest/request.ts';
 import { POSTPASS_COOKIE, postPasswordHash, type SiteService } from './site-service.ts';
@@ -44,10 +45,43 @@ export function siteHandler(service: SiteService) {
   };
 }
 
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#039;' })[c]!);
+
+/**
+ * What a site page answers when serving it failed: a short HTML page with the status, never the error's
+ * message or stack (Fastify's default body would show the message). A client's error found by Fastify
+ * (a form body too large, an unsupported media type) keeps its 4xx status; an unreachable database is a
+ * 503 the reader may retry, as WordPress's "Error establishing a database connection" page; anything else
+ * is a 500, logged with the request id the page quotes.
+ */
+export function sendSiteError(err: FastifyError, req: FastifyRequest, reply: FastifyReply) {
+  const clientError = typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500;
+  const status = clientError ? err.statusCode! : err instanceof DatabaseUnavailableError ? 503 : 500;
+  if (status >= 500) req.log.error({ err }, 'site request failed');
+  const text =
+    status === 503
+      ? 'The site cannot reach its database just now. Please try again in a moment.'
+      : status >= 500
+        ? `The site could not answer this request. It was logged with request id ${req.id}.`
+        : 'The request could not be understood.';
+  const title = status === 503 ? 'Service unavailable' : status >= 500 ? 'Server error' : 'Bad request';
+  if (status === 503) reply.header('Retry-After', '30');
+  return reply
+    .code(status)
+    .type('text/html; charset=UTF-8')
+    .header('X-Content-Type-Options', 'nosniff')
+    .header('Cache-Control', 'no-store')
+    .send(
+      `<!DOCTYPE html>\n<html><head><meta charset="UTF-8"><title>${title}</title></head><body><h1>${title}</h1><p>${escapeHtml(text)}</p></body></html>\n`,
+    );
+}
+
 /** Registers the site's routes (in their own scope, with a form-body parser for the password form). */
 export async function registerSiteHttp(app: FastifyInstance, service: SiteService): Promise<void> {
   const handle = siteHandler(service);
   await app.register(async (scope) => {
+    scope.setErrorHandler(sendSiteError);
     scope.addContentTypeParser(
       'application/x-www-form-urlencoded',
       { parseAs: 'string', bodyLimit: 64 * 1024 },
