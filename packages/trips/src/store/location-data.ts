@@ -219,7 +219,7 @@ export async function eraseDriver(
           .where('driver_id', '=', input.driverId)
           .executeTakeFirst();
         result.registrationDeleted = deleted.numDeletedRows > 0n;
-        return 0;
+        return { trips: 0, unscored: 0 };
       }
       const ids = batch.map((u) => u.trip_id);
       const unscored = batch.filter((u) => u.status === 'queued' || u.status === 'scoring').map((u) => u.trip_id);
@@ -246,11 +246,12 @@ export async function eraseDriver(
       await unlinkScoredTrips(trx, ids);
       // A trip whose route had already gone under retention keeps that record.
       await markTripsDeleted(trx, ids, input.nowMs, 'driver-erased');
-      result.unscored += unscored.length;
-      return ids.length;
+      return { trips: ids.length, unscored: unscored.length };
     });
-    if (done === 0) break;
-    result.trips += done;
+    // Counted once committed (a transaction retried after a conflict runs its callback again).
+    if (done.trips === 0) break;
+    result.trips += done.trips;
+    result.unscored += done.unscored;
   }
   return result;
 }
