@@ -257,9 +257,16 @@ async function ingestBenchmark(kind: 'sqlite' | 'postgres', pgUrl?: string) {
   await createFleet(database.db, { name: 'Bench', fleetId: 'fleet_ingest' });
   for (let v = 0; v < 6; v++) await createVehicle(database.db, { fleetId: 'fleet_ingest', plate: `IN-${v}` });
   const key = (await createIngestKey(database.db, { environment: 'production', fleetId: 'fleet_ingest' })).secret;
-  const bodies = Array.from({ length: INGEST_TRIPS }, (_, i) =>
-    gzipSync(JSON.stringify({ ...trips[i % trips.length]!, vehicle: `IN-${i % 6}`, clientTripId: `bench-trip-${i}` })),
-  );
+  // Each pass over the pool is moved four weeks back (trips in the future are refused), so that no driver
+  // drives two trips at once: a copy at the same times would be an earlier trip arriving late for the pool's
+  // later trips, and put them back in the scoring queue (their fatigue context changes,
+  // store/fatigue-followers.ts).
+  const bodies = Array.from({ length: INGEST_TRIPS }, (_, i) => {
+    const trip = trips[i % trips.length]!;
+    const shiftMs = -Math.floor(i / trips.length) * 28 * 86_400_000;
+    const samples = trip.samples.map((s) => ({ ...s, t: s.t + shiftMs }));
+    return gzipSync(JSON.stringify({ ...trip, samples, vehicle: `IN-${i % 6}`, clientTripId: `bench-trip-${i}` }));
+  });
   const env: Record<string, string> = {
     DATA_DIR: dir,
     TRIPS_PORT: '0',

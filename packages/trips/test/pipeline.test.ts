@@ -29,6 +29,7 @@ describe.each(testDialects())('scoring pipeline on $label', (dialect) => {
       await claimEnvironment(database.db, 'production', database.location);
       await createFleet(database.db, { name: 'P', fleetId: 'fleet_p' });
       await createVehicle(database.db, { fleetId: 'fleet_p', plate: 'OK-1' });
+      await createVehicle(database.db, { fleetId: 'fleet_p', plate: 'OK-2' });
       await createVehicle(database.db, { fleetId: 'fleet_p', plate: 'FAIL-1' });
       await createVehicle(database.db, { fleetId: 'fleet_p', plate: 'FAILP-1' });
     });
@@ -118,10 +119,12 @@ describe.each(testDialects())('scoring pipeline on $label', (dialect) => {
       const imports = { ...sender, source: 'import:day.gpx' };
       const accept = async (key: string, vehicle: string, from = imports) =>
         (await acceptUpload(database.db, from, key, gpsTrip({ startMs: now - 3_600_000, vehicle }), now)).tripId;
-      const scored = await accept('only-ok-1', 'OK-1');
+      // On a vehicle of its own: the trips of OK-1 scored in the tests before start after these, and would be
+      // scored again (their fatigue context changes).
+      const scored = await accept('only-ok-1', 'OK-2');
       const crashing = await accept('only-crash-1', 'FAIL-1');
       const unscorable = await accept('only-short-1', 'FAILP-1');
-      const held = await accept('only-held-1', 'OK-1');
+      const held = await accept('only-held-1', 'OK-2');
       // A device's upload, queued before the import: the service's job, not the import's.
       const device = await accept('device-upload-1', 'OK-1', { ...sender, source: 'ingest' });
       // Another node (a running service) claims one of the imported trips first.
@@ -146,7 +149,7 @@ describe.each(testDialects())('scoring pipeline on $label', (dialect) => {
       expect(progress.filter((n) => n === 3).length).toBeGreaterThan(1);
       await failJob(database.db, {
         tripId: held,
-        owner: 'node-b',
+        lease: taken[0]!.lease,
         reason: 'node-b: road graph missing',
         permanent: true,
         retryAtMs: null,

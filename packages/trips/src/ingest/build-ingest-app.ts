@@ -178,14 +178,17 @@ export async function buildIngestApp(options: IngestAppOptions): Promise<Fastify
         if (!TRIP_ID_PATTERN.test(tripId)) throw new ApiError(400, 'malformed trip id: trip ids look like trip_<...>');
         const row = await database.db
           .selectFrom('trip_uploads')
-          .select(['trip_id', 'status', 'last_error', 'attempts'])
+          .select(['trip_id', 'status', 'last_error', 'attempts', 'scored_at_ms'])
           .where('trip_id', '=', tripId)
           .where('fleet_id', '=', key.fleetId)
           .$if(key.vehicleId !== null, (q) => q.where('vehicle_id', '=', key.vehicleId!))
           .executeTakeFirst();
         if (!row) throw new ApiError(404, `trip ${tripId} not found`);
-        // Outside the queue's internals a job being scored is still "queued" for the sender.
-        const status = row.status === 'scoring' ? 'queued' : row.status;
+        // Outside the queue's internals a job being scored is still "queued" for the sender, and a scored trip
+        // queued again because an earlier trip of its driver arrived (its fatigue context changed) is "scored":
+        // it is served all along, and its score is then replaced in one transaction.
+        const waiting = row.status === 'scoring' || row.status === 'queued';
+        const status = waiting ? (row.scored_at_ms !== null ? 'scored' : 'queued') : row.status;
         return {
           ok: true,
           tripId: row.trip_id,

@@ -2,11 +2,16 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { type Logger, withTransaction } from '@svc/platform';
 import { isPermanentScoringError, type TripScorer } from '../scoring/trip-scorer.ts';
-import { claimJobs, failJob, renewLease } from '../store/job-queue.ts';
+import { type ClaimedJob, claimJobs, failJob, renewLease } from '../store/job-queue.ts';
 import type { TripsDatabase } from '../store/open-trips-database.ts';
 import { previousTripsOf } from '../store/previous-trips.ts';
 import type { UploadStatus } from '../store/schema.ts';
-import { LeaseLostError, LocationDataDeletedError, writeScoredTrip } from '../store/scored-trips.ts';
+import {
+  LeaseLostError,
+  LocationDataDeletedError,
+  RequeuedWhileScoringError,
+  writeScoredTrip,
+} from '../store/scored-trips.ts';
 
 export interface ScoringWorkerOptions {
   db: TripsDatabase;
@@ -100,9 +105,12 @@ export class ScoringWorker {
 
   /**
    * Claims and processes one round of jobs (with `tripIds`, only among those); returns how many were
-   * claimed.
+   * claimed. `onRequeued` hears of later trips put back in the queue because a trip scored in this round
+   * joins their fatigue context (store/fatigue-followers.ts).
    */
-  async runOnce(options: { tripIds?: readonly string[] } = {}): Promise<number> {
+  async runOnce(
+    options: { tripIds?: readonly string[]; onRequeued?: (tripIds: string[]) => void } = {},
+  ): Promise<number> {
     const jobs = await claimJobs(this.#db.db, {
       owner: this.owner,
       limit: this.#concurrency,
@@ -110,7 +118,12 @@ export class ScoringWorker {
       nowMs: this.#clock(),
       ...(options.tripIds ? { tripIds: options.tripIds } : {}),
     });
-    await Promise.all(jobs.map((job) => this.#process(job.tripId, job.attempts)));
+    await Promise.all(
+      jobs.map(async (job) => {
+        const requeued = await this.#process(job);
+        if (requeued.length > 0) options.onRequeued?.(requeued);
+      }),
+    );
     return jobs.length;
   }
 
@@ -119,21 +132,26 @@ export class ScoringWorker {
    * are claimed like any other, so a service running on the same database may take some of them: those
    * are waited for (polling every `pollMs`; a dead node's lease expires and the job is then taken over
    * here). A failed attempt's retry is not waited for: the job is reported `queued` with its reason and
-   * the time of its next attempt, which a running service makes.
+   * the time of its next attempt, which a running service makes. Later trips of the same drivers that these
+   * trips put back in the queue (their fatigue context changed) are scored too, though not reported.
    */
   async scoreTrips(
     tripIds: readonly string[],
     options: { onProgress?: (settled: number) => void } = {},
   ): Promise<JobOutcome[]> {
+    const asked = new Set(tripIds);
     const open = new Set(tripIds);
     const settled = new Map<string, JobOutcome>();
+    const onRequeued = (ids: string[]) => {
+      for (const id of ids) open.add(id);
+    };
     while (open.size > 0) {
       let claimed = 0;
       const ids = [...open];
       for (let i = 0; i < ids.length; i += CLAIM_CHUNK) {
         const chunk = ids.slice(i, i + CLAIM_CHUNK);
         for (;;) {
-          const n = await this.runOnce({ tripIds: chunk });
+          const n = await this.runOnce({ tripIds: chunk, onRequeued });
           if (n === 0) break;
           claimed += n;
         }
@@ -153,6 +171,7 @@ export class ScoringWorker {
           // leased by another worker: stays open.
           if (row.status === 'scoring' || (row.status === 'queued' && due)) continue;
           open.delete(row.trip_id);
+          if (!asked.has(row.trip_id)) continue;
           settled.set(row.trip_id, {
             tripId: row.trip_id,
             status: row.status,
@@ -165,6 +184,7 @@ export class ScoringWorker {
       for (const id of ids) {
         if (found.has(id)) continue;
         open.delete(id);
+        if (!asked.has(id)) continue;
         settled.set(id, { tripId: id, status: 'absent', attempts: 0, reason: null, nextAttemptAtMs: null });
       }
       options.onProgress?.(settled.size);
@@ -194,21 +214,23 @@ export class ScoringWorker {
     }
   }
 
-  async #process(tripId: string, attempts: number): Promise<void> {
+  /** Scores one claimed job; returns the later trips its result put back in the queue. */
+  async #process(job: ClaimedJob): Promise<string[]> {
+    const { tripId, attempts, lease } = job;
     if (attempts > this.#maxAttempts) {
       // Each earlier attempt ended without a verdict (its worker died or hung): likely a poison trip.
       await failJob(this.#db.db, {
         tripId,
-        owner: this.owner,
+        lease,
         reason: `scoring did not finish in ${attempts - 1} attempts (the worker stopped or timed out each time)`,
         permanent: true,
         retryAtMs: null,
       });
       this.#log.warn({ tripId, attempts }, 'trip could not be scored');
-      return;
+      return [];
     }
     const renew = setInterval(() => {
-      renewLease(this.#db.db, tripId, this.owner, this.#clock() + this.#leaseMs).catch(() => {});
+      renewLease(this.#db.db, tripId, lease, this.#clock() + this.#leaseMs).catch(() => {});
     }, this.#leaseMs / 3);
     renew.unref();
     try {
@@ -219,7 +241,7 @@ export class ScoringWorker {
         .executeTakeFirstOrThrow();
       const previousTrips = await previousTripsOf(this.#db.db, upload);
       const scored = await this.#scorer.score({ telemetryGz: upload.telemetry_gz, previousTrips });
-      await withTransaction(this.#db.db, (trx) =>
+      const { requeued } = await withTransaction(this.#db.db, (trx) =>
         writeScoredTrip(
           trx,
           {
@@ -230,18 +252,26 @@ export class ScoringWorker {
             driverId: upload.driver_id,
           },
           scored,
-          { nowMs: this.#clock(), leaseOwner: this.owner },
+          { nowMs: this.#clock(), leaseOwner: lease },
         ),
       );
-      this.#log.debug({ tripId, overallScore: scored.overallScore }, 'trip scored');
+      this.#log.debug({ tripId, overallScore: scored.overallScore, requeued: requeued.length }, 'trip scored');
+      if (requeued.length > 0) {
+        this.#log.info({ tripId, requeued }, 'later trips of the driver queued again (fatigue context changed)');
+      }
+      return requeued;
     } catch (err) {
       if (err instanceof LeaseLostError) {
         this.#log.warn({ tripId }, 'scoring took longer than the lease; another worker owns the job now');
-        return;
+        return [];
+      }
+      if (err instanceof RequeuedWhileScoringError) {
+        this.#log.debug({ tripId }, 'an earlier trip arrived while this one was scored; it is scored again');
+        return [];
       }
       if (err instanceof LocationDataDeletedError) {
         this.#log.info({ tripId }, 'location data deleted while the trip was scored; result dropped');
-        return;
+        return [];
       }
       const reason = err instanceof Error ? err.message : String(err);
       const permanent = isPermanentScoringError(err);
@@ -251,13 +281,15 @@ export class ScoringWorker {
       try {
         const status = await failJob(this.#db.db, {
           tripId,
-          owner: this.owner,
+          lease,
           reason: finalReason,
           permanent,
           retryAtMs,
         });
         const line = { tripId, attempts, status, reason };
-        if (status === 'failed') this.#log.warn(line, 'trip could not be scored');
+        if (status === null)
+          this.#log.info(line, 'scoring failed, but the job was queued again or taken over meanwhile');
+        else if (status === 'failed') this.#log.warn(line, 'trip could not be scored');
         else this.#log.info(line, 'scoring failed; will retry');
         if (!permanent && !(err instanceof Error && err.name === 'UnscorableTripError')) {
           this.#log.debug({ err }, 'scoring error detail');
@@ -265,6 +297,7 @@ export class ScoringWorker {
       } catch (recordErr) {
         this.#log.error({ err: recordErr, tripId }, 'could not record a scoring failure; the lease will expire');
       }
+      return [];
     } finally {
       clearInterval(renew);
     }

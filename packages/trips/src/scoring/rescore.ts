@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { DomainError, withTransaction } from '@svc/platform';
+import { requeueFatigueFollowers } from '../store/fatigue-followers.ts';
 import type { TripsDatabase } from '../store/open-trips-database.ts';
 import { previousTripsOf } from '../store/previous-trips.ts';
 import { LocationDataDeletedError, removeScoredTrip, writeScoredTrip } from '../store/scored-trips.ts';
@@ -178,7 +179,9 @@ export async function rescore(
               if (!isPermanentScoringError(err)) throw err;
               const reason = err instanceof Error ? err.message : String(err);
               await withTransaction(db, async (trx) => {
-                await removeScoredTrip(trx, upload.trip_id);
+                const removed = await removeScoredTrip(trx, upload.trip_id);
+                // Later trips of the driver counted this one's driving time.
+                if (removed) await requeueFatigueFollowers(trx, { ...ref, ...removed }, clock());
                 await trx
                   .updateTable('trip_uploads')
                   .set({ status: 'failed', last_error: reason, model_version: null, scored_at_ms: null })

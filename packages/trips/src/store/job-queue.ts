@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { dialectOf } from '@svc/platform';
 import { type Kysely, sql } from 'kysely';
 import type { TripsSchema, UploadStatus } from './schema.ts';
@@ -13,6 +14,12 @@ import type { TripsSchema, UploadStatus } from './schema.ts';
 export interface ClaimedJob {
   tripId: string;
   attempts: number;
+  /**
+   * The lease token written to lease_owner: the worker's name and a nonce of this claim. Every claim has its
+   * own, so a result of an earlier claim of the same job (its lease expired, or the job was put back in the
+   * queue meanwhile) cannot be stored over a newer one, even by the same worker.
+   */
+  lease: string;
 }
 
 /**
@@ -28,10 +35,11 @@ export async function claimJobs(
   const lock = pg ? sql`for update skip locked` : sql``;
   if (options.tripIds?.length === 0) return [];
   const only = options.tripIds ? sql`and trip_id in (${sql.join(options.tripIds)})` : sql``;
+  const lease = `${options.owner}/${randomBytes(6).toString('hex')}`;
   const result = await sql<{ trip_id: string; attempts: number }>`
     update trip_uploads
        set status = 'scoring',
-           lease_owner = ${options.owner},
+           lease_owner = ${lease},
            attempts = attempts + 1,
            next_attempt_at_ms = ${options.nowMs + options.leaseMs}
      where trip_id in (
@@ -43,36 +51,37 @@ export async function claimJobs(
         ${lock}
      )
      returning trip_id, attempts`.execute(db);
-  return result.rows.map((r) => ({ tripId: r.trip_id, attempts: Number(r.attempts) }));
+  return result.rows.map((r) => ({ tripId: r.trip_id, attempts: Number(r.attempts), lease }));
 }
 
-/** Extends the lease of a job still being worked on; false when the lease was lost. */
+/** Extends the lease of a job still being worked on (`lease`: the claim's token); false when it was lost. */
 export async function renewLease(
   db: Kysely<TripsSchema>,
   tripId: string,
-  owner: string,
+  lease: string,
   untilMs: number,
 ): Promise<boolean> {
   const r = await db
     .updateTable('trip_uploads')
     .set({ next_attempt_at_ms: untilMs })
     .where('trip_id', '=', tripId)
-    .where('lease_owner', '=', owner)
+    .where('lease_owner', '=', lease)
     .where('status', '=', 'scoring')
     .executeTakeFirst();
   return r.numUpdatedRows > 0n;
 }
 
 /**
- * Records a failed attempt: back to the queue after `retryInMs`, or `failed` with the reason for good
- * when `permanent` (the trip cannot be scored, retrying will not help) or attempts are exhausted.
+ * Records a failed attempt of the claim holding `lease`: back to the queue at `retryAtMs`, or `failed` with
+ * the reason for good when `permanent` (the trip cannot be scored, retrying will not help) or attempts are
+ * exhausted. Returns the job's new status, or null when the claim no longer held the job (nothing changed).
  */
 export async function failJob(
   db: Kysely<TripsSchema>,
-  job: { tripId: string; owner: string; reason: string; permanent: boolean; retryAtMs: number | null },
-): Promise<UploadStatus> {
+  job: { tripId: string; lease: string; reason: string; permanent: boolean; retryAtMs: number | null },
+): Promise<UploadStatus | null> {
   const status: UploadStatus = job.permanent || job.retryAtMs === null ? 'failed' : 'queued';
-  await db
+  const r = await db
     .updateTable('trip_uploads')
     .set({
       status,
@@ -81,9 +90,9 @@ export async function failJob(
       next_attempt_at_ms: job.retryAtMs ?? 0,
     })
     .where('trip_id', '=', job.tripId)
-    .where('lease_owner', '=', job.owner)
-    .execute();
-  return status;
+    .where('lease_owner', '=', job.lease)
+    .executeTakeFirst();
+  return r.numUpdatedRows > 0n ? status : null;
 }
 
 /**

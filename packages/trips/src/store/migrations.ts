@@ -599,6 +599,26 @@ const uploadsByDriver: Migration = {
   },
 };
 
+/**
+ * Uploads by driver and by vehicle in time order: when a trip is stored, the later trips of the same driver
+ * (or vehicle) whose fatigue context it joins are found through these and scored again
+ * (store/fatigue-followers.ts), on every scored trip, so they must not read a driver's whole history.
+ */
+const uploadsInTimeOrder: Migration = {
+  async up(db: AnyDb) {
+    await db.schema
+      .createIndex('trip_uploads_driver_time')
+      .on('trip_uploads')
+      .columns(['fleet_id', 'driver_id', 'first_sample_ms'])
+      .execute();
+    await db.schema
+      .createIndex('trip_uploads_plate_time')
+      .on('trip_uploads')
+      .columns(['fleet_id', 'plate', 'first_sample_ms'])
+      .execute();
+  },
+};
+
 /** Every migration of the trip store, in order; the same set runs on SQLite and PostgreSQL. */
 export const tripsMigrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -614,4 +634,5 @@ export const tripsMigrations: Record<string, Migration> = {
   '0011_location_data_deletions': locationDataDeletions,
   '0012_rescore_leases': rescoreLeases,
   '0013_uploads_by_driver': uploadsByDriver,
+  '0014_uploads_in_time_order': uploadsInTimeOrder,
 };

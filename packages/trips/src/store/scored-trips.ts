@@ -3,6 +3,7 @@ import type { Kysely, Transaction } from 'kysely';
 import { encodeBreakdown } from '../scoring/breakdown-codec.ts';
 import { routeGeoJson } from '../scoring/route-geojson.ts';
 import { tierOf } from '../scoring/tiers.ts';
+import { requeueFatigueFollowers } from './fatigue-followers.ts';
 import type { TripsSchema } from './schema.ts';
 import { tripItemJson } from './trip-item.ts';
 
@@ -24,6 +25,17 @@ export interface UploadRef {
 export class LeaseLostError extends Error {
   constructor(tripId: string) {
     super(`lease on ${tripId} was lost to another worker`);
+  }
+}
+
+/**
+ * The trip was put back in the queue while this result was computed: an earlier trip of its driver arrived
+ * and changes its fatigue context (store/fatigue-followers.ts). The result is dropped; the trip is scored
+ * again with the full context.
+ */
+export class RequeuedWhileScoringError extends Error {
+  constructor(tripId: string) {
+    super(`${tripId} was queued again while it was being scored (an earlier trip of its driver arrived)`);
   }
 }
 
@@ -51,14 +63,16 @@ const THEME_COLUMN: Record<ThemeId, ThemeColumn> = {
 /**
  * Stores a scored trip, its breakdown and its route, updates the day counts and marks the upload
  * scored, all inside the caller's transaction. Rescoring replaces the previous result (and moves its
- * count to the new day/tier bucket). With `leaseOwner`, the upload must still be leased to it.
+ * count to the new day/tier bucket). With `leaseOwner` (the claim's lease token), the upload must still be
+ * leased to it. A trip stored for the first time, or whose times changed, puts the later trips of its driver
+ * whose fatigue context it joins back in the queue; their ids are returned.
  */
 export async function writeScoredTrip(
   trx: Transaction<TripsSchema>,
   upload: UploadRef,
   scored: ScoredTrip,
   options: { nowMs: number; leaseOwner?: string },
-): Promise<void> {
+): Promise<{ requeued: string[] }> {
   const finished = trx
     .updateTable('trip_uploads')
     .set({
@@ -77,14 +91,15 @@ export async function writeScoredTrip(
   if (updated.numUpdatedRows === 0n) {
     const stored = await trx
       .selectFrom('trip_uploads')
-      .select('telemetry_deleted_at_ms')
+      .select(['telemetry_deleted_at_ms', 'status', 'lease_owner'])
       .where('trip_id', '=', upload.tripId)
       .executeTakeFirst();
     if (stored && stored.telemetry_deleted_at_ms !== null) throw new LocationDataDeletedError(upload.tripId);
+    if (stored?.status === 'queued' && stored.lease_owner === null) throw new RequeuedWhileScoringError(upload.tripId);
     throw new LeaseLostError(upload.tripId);
   }
 
-  await removeScoredTrip(trx, upload.tripId);
+  const previous = await removeScoredTrip(trx, upload.tripId);
 
   const { catalogueId, catalogueJson, valuesJson } = encodeBreakdown(scored);
   // Written with the trip (not cached as "known"): a rolled-back transaction must not leave the
@@ -151,23 +166,39 @@ export async function writeScoredTrip(
     .values({ trip_id: upload.tripId, geojson: routeGeoJson(upload.tripId, scored) })
     .execute();
   await bumpDayCount(trx, upload.fleetId, startDay, tier, 1);
+
+  if (previous && previous.startMs === scored.startMs && previous.endMs === scored.endMs) return { requeued: [] };
+  const source = { ...upload, startMs: scored.startMs, endMs: scored.endMs };
+  const requeued = await requeueFatigueFollowers(trx, source, options.nowMs);
+  if (previous && previous.endMs !== scored.endMs) {
+    // Later trips that counted the old times.
+    const before = await requeueFatigueFollowers(trx, { ...source, ...previous }, options.nowMs);
+    requeued.push(...before);
+  }
+  return { requeued };
 }
 
-/** Deletes a scored trip (breakdown and route with it) and takes it out of the day counts. */
-export async function removeScoredTrip(trx: Kysely<TripsSchema>, tripId: string): Promise<boolean> {
+/**
+ * Deletes a scored trip (breakdown and route with it) and takes it out of the day counts. Returns the
+ * removed trip's times, or null when it was not scored.
+ */
+export async function removeScoredTrip(
+  trx: Kysely<TripsSchema>,
+  tripId: string,
+): Promise<{ startMs: number; endMs: number } | null> {
   const previous = await trx
     .selectFrom('trips')
-    .select(['fleet_id', 'start_day', 'tier'])
+    .select(['fleet_id', 'start_day', 'tier', 'start_ms', 'end_ms'])
     .where('trip_id', '=', tripId)
     .executeTakeFirst();
-  if (!previous) return false;
+  if (!previous) return null;
   await trx.deleteFrom('trip_breakdowns').where('trip_id', '=', tripId).execute();
   await trx.deleteFrom('trip_routes').where('trip_id', '=', tripId).execute();
   await trx.deleteFrom('trip_summaries').where('trip_id', '=', tripId).execute();
   await trx.deleteFrom('trip_location_deletions').where('trip_id', '=', tripId).execute();
   await trx.deleteFrom('trips').where('trip_id', '=', tripId).execute();
   await bumpDayCount(trx, previous.fleet_id, previous.start_day, previous.tier, -1);
-  return true;
+  return { startMs: Number(previous.start_ms), endMs: Number(previous.end_ms) };
 }
 
 /**

@@ -1,0 +1,234 @@
+import { gunzipSync } from 'node:zlib';
+import { testDialects } from '@svc/platform/testing';
+import { generateCity, type RoadGraph } from '@svc/roads';
+import type { TelemetryBatch } from '@svc/scoring';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { acceptUpload } from '../src/ingest/accept-upload.ts';
+import { buildIngestApp } from '../src/ingest/build-ingest-app.ts';
+import { ScoringWorker } from '../src/ingest/scoring-worker.ts';
+import { loadScoringEngine } from '../src/scoring/engine.ts';
+import type { ScoringInput, TripScorer } from '../src/scoring/trip-scorer.ts';
+import { createFleet } from '../src/store/fleets.ts';
+import { createIngestKey } from '../src/store/ingest-keys.ts';
+import { TRIPS_MIGRATION_TABLE, tripsMigrations } from '../src/store/migrations.ts';
+import { claimEnvironment, type TripsDatabase } from '../src/store/open-trips-database.ts';
+import { findBreakdownBody } from '../src/store/trip-reads.ts';
+import { createVehicle } from '../src/store/vehicles.ts';
+import { scorableTrip } from './fixtures/scorable-trip.ts';
+import { quietLogger } from './fixtures/world.ts';
+
+const MINUTE_MS = 60_000;
+
+/** The real engine in this thread, on a small synthetic road graph; `before` runs ahead of each score. */
+function inProcessScorer(graph: RoadGraph, before?: (batch: TelemetryBatch) => Promise<void>) {
+  const engine = loadScoringEngine();
+  const scorer: TripScorer & { scored: string[] } = {
+    modelVersion: engine.modelVersion,
+    scored: [],
+    async score(input: ScoringInput) {
+      const batch = JSON.parse(gunzipSync(input.telemetryGz).toString('utf8')) as TelemetryBatch;
+      await before?.(batch);
+      scorer.scored.push(String(batch.clientTripId));
+      return engine.score(batch, graph, input.previousTrips);
+    },
+    async close() {},
+  };
+  return scorer;
+}
+
+interface Factor {
+  key: string;
+  value: number | null;
+}
+interface Breakdown {
+  overallScore: number;
+  themes: Array<{ id: string; themeScore: number | null; factors: Factor[] }>;
+}
+
+/**
+ * A trip's fatigue factors read the driver's trips of the 24 hours before it. Trips do not arrive in the order
+ * they were driven (a device's backlog, an import, two scoring threads), and the score must not depend on
+ * the order of arrival.
+ */
+describe.each(testDialects())('fatigue context independent of arrival order on $label', (dialect) => {
+  describe.skipIf(dialect.skip)(dialect.name, () => {
+    let database: TripsDatabase;
+    let graph: RoadGraph;
+    const t0 = Date.UTC(2026, 10, 18, 7);
+    // Plates are unique across fleets.
+    const PLATE = {
+      fleet_in_order: 'IO-1',
+      fleet_late: 'LT-1',
+      fleet_race: 'RC-1',
+      fleet_other: 'OT-1',
+      fleet_api: 'AP-1',
+    };
+    const now = Date.UTC(2026, 10, 20, 12);
+    const clock = () => now;
+    // A 12-minute drive, a 3-minute stop, a 4-minute drive: one stint (breaks are 15 minutes or more).
+    const first = (vehicle: string, driverId?: string) => ({
+      ...scorableTrip({ startMs: t0, vehicle, seed: 1, minutes: 12, ...(driverId ? { driverId } : {}) }),
+      clientTripId: 'trip-first',
+    });
+    const second = (vehicle: string, driverId?: string) => ({
+      ...scorableTrip({
+        startMs: t0 + 15 * MINUTE_MS,
+        vehicle,
+        seed: 2,
+        minutes: 4,
+        ...(driverId ? { driverId } : {}),
+      }),
+      clientTripId: 'trip-second',
+    });
+
+    beforeAll(async () => {
+      graph = generateCity({ seed: 7 });
+      database = await dialect.open(tripsMigrations, { migrationTable: TRIPS_MIGRATION_TABLE });
+      await claimEnvironment(database.db, 'production', database.location);
+      for (const [fleetId, plate] of Object.entries(PLATE)) {
+        await createFleet(database.db, { name: fleetId, fleetId });
+        await createVehicle(database.db, { fleetId, plate });
+      }
+    });
+    afterAll(async () => {
+      await database?.close();
+    });
+
+    const sender = (fleetId: string) => ({ fleetId, vehicleId: null, keyId: null, source: 'test' });
+    const upload = async (fleetId: string, batch: TelemetryBatch) =>
+      (await acceptUpload(database.db, sender(fleetId), String(batch.clientTripId), batch, now)).tripId;
+    const breakdown = async (fleetId: string, tripId: string): Promise<Breakdown> => {
+      const body = await findBreakdownBody(database.db, [fleetId], tripId);
+      expect(body).not.toBeNull();
+      return JSON.parse(body!.toString('utf8')) as Breakdown;
+    };
+    const factor = (b: Breakdown, key: string) =>
+      b.themes.flatMap((t) => t.factors).find((f) => f.key === key)?.value ?? null;
+    const statusOf = async (tripId: string) =>
+      (
+        await database.db
+          .selectFrom('trip_uploads')
+          .select('status')
+          .where('trip_id', '=', tripId)
+          .executeTakeFirstOrThrow()
+      ).status;
+
+    let inOrder: Breakdown;
+
+    it('a later trip scored before the earlier one arrived is scored again, to the result of arrival in order', async () => {
+      const ordered = new ScoringWorker({ db: database, scorer: inProcessScorer(graph), logger: quietLogger(), clock });
+      await upload('fleet_in_order', first(PLATE.fleet_in_order, 'drv-1'));
+      await ordered.drain();
+      const secondInOrder = await upload('fleet_in_order', second(PLATE.fleet_in_order, 'drv-1'));
+      await ordered.drain();
+      inOrder = await breakdown('fleet_in_order', secondInOrder);
+      // 12 minutes before it, 4 of its own: the engine counts whole-trip minutes from the grid.
+      expect(factor(inOrder, 'continuousDrivingMinutes')).toBeCloseTo(16, 0);
+
+      const scorer = inProcessScorer(graph);
+      const worker = new ScoringWorker({ db: database, scorer, logger: quietLogger(), clock });
+      const late = await upload('fleet_late', second(PLATE.fleet_late, 'drv-1'));
+      await worker.drain();
+      const alone = await breakdown('fleet_late', late);
+      expect(factor(alone, 'continuousDrivingMinutes')).toBeCloseTo(4, 0);
+
+      await upload('fleet_late', first(PLATE.fleet_late, 'drv-1'));
+      await worker.drain();
+      expect(scorer.scored).toEqual(['trip-second', 'trip-first', 'trip-second']);
+      expect(await statusOf(late)).toBe('scored');
+      expect(await breakdown('fleet_late', late)).toEqual({ ...inOrder, tripId: late });
+    });
+
+    it('a result computed while the earlier trip was being stored is dropped, and the trip scored again', async () => {
+      // Two scoring slots take both trips at once; the later one reads its context before the earlier one is
+      // stored, and is held until then.
+      let firstStored: Promise<void> | undefined;
+      const scorer = inProcessScorer(graph, async (batch) => {
+        if (batch.clientTripId !== 'trip-second' || firstStored) return;
+        firstStored = vi.waitFor(
+          async () => {
+            const n = await database.db
+              .selectFrom('trips')
+              .select((eb) => eb.fn.countAll<number>().as('n'))
+              .where('fleet_id', '=', 'fleet_race')
+              .executeTakeFirstOrThrow();
+            expect(Number(n.n)).toBe(1);
+          },
+          { timeout: 30_000, interval: 20 },
+        );
+        await firstStored;
+      });
+      const worker = new ScoringWorker({ db: database, scorer, logger: quietLogger(), clock, concurrency: 2 });
+      await upload('fleet_race', first(PLATE.fleet_race, 'drv-1'));
+      const later = await upload('fleet_race', second(PLATE.fleet_race, 'drv-1'));
+      await worker.drain();
+      expect(scorer.scored.filter((id) => id === 'trip-second')).toHaveLength(2);
+      expect(await breakdown('fleet_race', later)).toEqual({ ...inOrder, tripId: later });
+    });
+
+    it("another driver's trip, or one of another vehicle without a driver, is not queued again", async () => {
+      await createVehicle(database.db, { fleetId: 'fleet_other', plate: 'OT-2' });
+      const scorer = inProcessScorer(graph);
+      const worker = new ScoringWorker({ db: database, scorer, logger: quietLogger(), clock });
+      const ofOtherDriver = await upload('fleet_other', {
+        ...second(PLATE.fleet_other, 'drv-2'),
+        clientTripId: 'trip-second-drv-2',
+      });
+      const ofOtherVehicle = await upload('fleet_other', { ...second('OT-2'), clientTripId: 'trip-second-ot-2' });
+      const ofSameVehicle = await upload('fleet_other', {
+        ...second(PLATE.fleet_other),
+        clientTripId: 'trip-second-no-driver',
+      });
+      await worker.drain();
+      await upload('fleet_other', first(PLATE.fleet_other, 'drv-1'));
+      await worker.drain();
+      // A trip without a driver reads the vehicle's trips, whoever drove them.
+      expect(scorer.scored.slice(3)).toEqual(['trip-first', 'trip-second-no-driver']);
+      expect(factor(await breakdown('fleet_other', ofOtherDriver), 'continuousDrivingMinutes')).toBeCloseTo(4, 0);
+      expect(factor(await breakdown('fleet_other', ofOtherVehicle), 'continuousDrivingMinutes')).toBeCloseTo(4, 0);
+      expect(factor(await breakdown('fleet_other', ofSameVehicle), 'continuousDrivingMinutes')).toBeCloseTo(16, 0);
+    });
+
+    it('an import scoring only what it stored scores the later trips it put back in the queue too', async () => {
+      await createFleet(database.db, { name: 'fleet_import', fleetId: 'fleet_import' });
+      await createVehicle(database.db, { fleetId: 'fleet_import', plate: 'IM-9' });
+      const worker = new ScoringWorker({ db: database, scorer: inProcessScorer(graph), logger: quietLogger(), clock });
+      const later = await upload('fleet_import', second('IM-9', 'drv-1'));
+      await worker.drain();
+      const earlier = await upload('fleet_import', first('IM-9', 'drv-1'));
+      const scorer = inProcessScorer(graph);
+      const importer = new ScoringWorker({ db: database, scorer, logger: quietLogger(), clock });
+      const outcomes = await importer.scoreTrips([earlier]);
+      expect(outcomes.map((o) => [o.tripId, o.status])).toEqual([[earlier, 'scored']]);
+      expect(scorer.scored).toEqual(['trip-first', 'trip-second']);
+      expect(await statusOf(later)).toBe('scored');
+      expect(await breakdown('fleet_import', later)).toEqual({ ...inOrder, tripId: later });
+    });
+
+    it('the ingest status of a trip queued again stays "scored": it is served all along', async () => {
+      const { secret } = await createIngestKey(database.db, { environment: 'production', fleetId: 'fleet_api' });
+      const app = await buildIngestApp({ environment: 'production', database, logger: quietLogger(), clock });
+      try {
+        const later = await upload('fleet_api', second(PLATE.fleet_api, 'drv-1'));
+        const worker = new ScoringWorker({
+          db: database,
+          scorer: inProcessScorer(graph),
+          logger: quietLogger(),
+          clock,
+        });
+        await worker.drain();
+        // Arrives, is stored, and puts the later trip back in the queue; nothing scores it yet.
+        await worker.runOnce({ tripIds: [await upload('fleet_api', first(PLATE.fleet_api, 'drv-1'))] });
+        expect(await statusOf(later)).toBe('queued');
+        const res = await app.inject({
+          method: 'GET',
+          url: `/ingest/v1/trips/${later}`,
+          headers: { authorization: `Bearer ${secret}` },
+        });
+        expect(res.json()).toEqual({ ok: true, tripId: later, status: 'scored' });
+      } finally {
+        await app.close();
+      }
+    });
+  });
+});
