@@ -179,9 +179,18 @@ export async function rescore(
               if (!isPermanentScoringError(err)) throw err;
               const reason = err instanceof Error ? err.message : String(err);
               await withTransaction(db, async (trx) => {
-                const removed = await removeScoredTrip(trx, upload.trip_id);
-                // Later trips of the driver counted this one's driving time.
-                if (removed) await requeueFatigueFollowers(trx, { ...ref, ...removed }, clock());
+                // Later trips of the driver counted this one's driving time (their rows locked first, as
+                // writeScoredTrip does).
+                const stored = await trx
+                  .selectFrom('trips')
+                  .select(['start_ms', 'end_ms'])
+                  .where('trip_id', '=', upload.trip_id)
+                  .executeTakeFirst();
+                if (stored) {
+                  const times = { startMs: Number(stored.start_ms), endMs: Number(stored.end_ms) };
+                  await requeueFatigueFollowers(trx, { ...ref, ...times }, clock());
+                }
+                await removeScoredTrip(trx, upload.trip_id);
                 await trx
                   .updateTable('trip_uploads')
                   .set({ status: 'failed', last_error: reason, model_version: null, scored_at_ms: null })

@@ -73,6 +73,27 @@ export async function writeScoredTrip(
   scored: ScoredTrip,
   options: { nowMs: number; leaseOwner?: string },
 ): Promise<{ requeued: string[] }> {
+  // Later trips whose fatigue context this one joins (or, with new times, leaves) go back in the queue first:
+  // on PostgreSQL every writer then takes the uploads' row locks before its own row and before the version
+  // row (bumpDayCount), so two drivers' consecutive trips written at once wait for each other instead of
+  // deadlocking.
+  const previous = await trx
+    .selectFrom('trips')
+    .select(['start_ms', 'end_ms'])
+    .where('trip_id', '=', upload.tripId)
+    .executeTakeFirst();
+  const requeued: string[] = [];
+  const startMs = previous ? Number(previous.start_ms) : null;
+  const endMs = previous ? Number(previous.end_ms) : null;
+  if (startMs !== scored.startMs || endMs !== scored.endMs) {
+    const source = { ...upload, startMs: scored.startMs, endMs: scored.endMs };
+    requeued.push(...(await requeueFatigueFollowers(trx, source, options.nowMs)));
+    if (startMs !== null && endMs !== null) {
+      // Later trips that counted the old times.
+      requeued.push(...(await requeueFatigueFollowers(trx, { ...source, startMs, endMs }, options.nowMs)));
+    }
+  }
+
   const finished = trx
     .updateTable('trip_uploads')
     .set({
@@ -99,7 +120,7 @@ export async function writeScoredTrip(
     throw new LeaseLostError(upload.tripId);
   }
 
-  const previous = await removeScoredTrip(trx, upload.tripId);
+  await removeScoredTrip(trx, upload.tripId);
 
   const { catalogueId, catalogueJson, valuesJson } = encodeBreakdown(scored);
   // Written with the trip (not cached as "known"): a rolled-back transaction must not leave the
@@ -166,16 +187,7 @@ export async function writeScoredTrip(
     .values({ trip_id: upload.tripId, geojson: routeGeoJson(upload.tripId, scored) })
     .execute();
   await bumpDayCount(trx, upload.fleetId, startDay, tier, 1);
-
-  if (previous && previous.startMs === scored.startMs && previous.endMs === scored.endMs) return { requeued: [] };
-  const source = { ...upload, startMs: scored.startMs, endMs: scored.endMs };
-  const requeued = await requeueFatigueFollowers(trx, source, options.nowMs);
-  if (previous && previous.endMs !== scored.endMs) {
-    // Later trips that counted the old times.
-    const before = await requeueFatigueFollowers(trx, { ...source, ...previous }, options.nowMs);
-    requeued.push(...before);
-  }
-  return { requeued };
+  return { requeued: [...new Set(requeued)] };
 }
 
 /**
