@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -305,12 +305,38 @@ describe.each(testDialects())('file connectors on $label', (dialect) => {
       expect((await readImportFile(big)).contents.trips).toHaveLength(1);
     });
 
+    it('says a gzip file is truncated or corrupt, and a folder is not a file, instead of a zlib or system code', async () => {
+      const whole = gzipSync(csv());
+      writeFileSync(path.join(dir, 'cut.csv.gz'), whole.subarray(0, Math.floor(whole.length / 2)));
+      writeFileSync(path.join(dir, 'garbled.csv.gz'), Buffer.concat([whole.subarray(0, 10), Buffer.alloc(200, 7)]));
+      for (const [name, zlib] of [
+        ['cut.csv.gz', 'unexpected end of file'],
+        ['garbled.csv.gz', 'invalid'],
+      ] as const) {
+        const { contents } = await readImportFile(path.join(dir, name));
+        expect(contents.trips, name).toEqual([]);
+        expect(contents.rejected, name).toEqual([
+          {
+            location: 'file',
+            reason: expect.stringMatching(
+              new RegExp(`^not a readable gzip file \\(.*${zlib}.*\\): it is truncated or corrupt$`),
+            ),
+          },
+        ]);
+      }
+      const folder = path.join(dir, 'folder.gpx');
+      mkdirSync(folder, { recursive: true });
+      expect((await readImportFile(folder)).contents.rejected).toEqual([
+        { location: 'file', reason: 'cannot read it: it is a folder, not a file' },
+      ]);
+    });
+
     it('reports an unknown format, a missing file and a vehicle of another fleet as rejections', async () => {
       expect((await importFile(database.db, path.join(dir, 'notes.docx'), options)).rejected[0]!.reason).toContain(
         'unknown format',
       );
-      expect((await importFile(database.db, path.join(dir, 'missing.gpx'), options)).rejected[0]!.reason).toContain(
-        'ENOENT',
+      expect((await importFile(database.db, path.join(dir, 'missing.gpx'), options)).rejected[0]!.reason).toBe(
+        'cannot read it: no such file (ENOENT)',
       );
       const s = await importFile(database.db, path.join(dir, 'tracks.gpx'), { fleetId: 'fleet_imp', plate: 'ZZ-404' });
       expect(s.imported).toBe(0);

@@ -227,6 +227,12 @@ describe.each(testDialects())('ingest endpoint on $label', (dialect) => {
           { 'content-type': 'text/plain', 'idempotency-key': 'bad-type-01' },
           'unsupported Content-Type',
         ],
+        // No Content-Type at all (an HTTP client given a Buffer sends none): the same clear answer.
+        [
+          JSON.stringify(good),
+          { 'content-type': '', 'idempotency-key': 'no-type-01' },
+          'unsupported Content-Type "": send application/json or application/x-ndjson',
+        ],
         [
           Buffer.from('not gzip at all'),
           { 'content-type': 'application/json', 'content-encoding': 'gzip', 'idempotency-key': 'bad-gzip-01' },

@@ -14,6 +14,13 @@ describe('tokens create --expires', () => {
     expect(parseExpiry('2027-01-31T08:30Z', now)).toBe(Date.UTC(2027, 0, 31, 8, 30));
   });
 
+  it('reads an offset written ±hhmm or ±hh, as ISO 8601 allows and the API reads it, as the instant it names', () => {
+    expect(parseExpiry('2027-01-31T08:30:00+0100', now)).toBe(Date.UTC(2027, 0, 31, 7, 30));
+    expect(parseExpiry('2027-01-31T08:30:00+01', now)).toBe(Date.UTC(2027, 0, 31, 7, 30));
+    expect(parseExpiry('2027-01-31T08:30-0530', now)).toBe(Date.UTC(2027, 0, 31, 14, 0));
+    expect(() => parseExpiry('2027-01-31T08:30:00+1', now)).toThrow('is neither a duration');
+  });
+
   it('refuses a day that does not exist instead of rolling it over into the next month', () => {
     for (const bad of ['2027-02-29', '2027-02-30', '2027-04-31', '2027-13-01', '2027-02-30T10:00:00Z']) {
       expect(() => parseExpiry(bad, now), bad).toThrow('is not a day of the calendar');

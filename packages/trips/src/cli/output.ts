@@ -24,8 +24,11 @@ export function printRows(
 }
 
 const DURATION = /^(\d+)\s*(m|h|d|w)$/i;
-/** A date, or a date-time with an optional offset (without one it is local time, as in Date.parse). */
-const ISO_DATE_TIME = /^(\d{4}-\d{2}-\d{2})(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?)?$/;
+/**
+ * A date, or a date-time with an optional offset in any of ISO 8601's spellings, `±hh:mm`, `±hhmm` or `±hh`, as the
+ * API's `from`/`to` read it (without one it is local time, as in Date.parse).
+ */
+const ISO_DATE_TIME = /^(\d{4}-\d{2}-\d{2})(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}(:?\d{2})?)?)?$/;
 
 function isCalendarDay(date: string): boolean {
   const [y, m, d] = date.split('-').map(Number) as [number, number, number];
@@ -50,7 +53,11 @@ export function parseExpiry(value: string, nowMs = Date.now()): number {
   // 2027-02-30 over into March.
   const iso = ISO_DATE_TIME.exec(text);
   if (iso && !isCalendarDay(iso[1]!)) throw new Error(`--expires "${value}": ${iso[1]} is not a day of the calendar`);
-  const ms = iso ? Date.parse(iso[2] ? text : `${text}T00:00:00Z`) : Number.NaN;
+  // Date.parse reads only `±hh:mm` offsets: the other spellings are rewritten to it first.
+  const dateTime = !iso?.[5]
+    ? text
+    : text.replace(/([+-])(\d{2}):?(\d{2})?$/, (_m, sign, hh, mm) => `${sign}${hh}:${mm ?? '00'}`);
+  const ms = iso ? Date.parse(iso[2] ? dateTime : `${text}T00:00:00Z`) : Number.NaN;
   if (!Number.isFinite(ms)) {
     throw new Error(`--expires "${value}" is neither a duration (90d, 12h, 30m, 2w) nor an ISO 8601 date`);
   }

@@ -90,16 +90,31 @@ export async function readImportFile(
         bytes = gunzipSync(bytes, { maxOutputLength: maxBytes });
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return tooLarge();
-        throw err;
+        // zlib's code (Z_BUF_ERROR, Z_DATA_ERROR) tells an operator nothing; its message says what is wrong.
+        return refuse(`not a readable gzip file (${(err as Error).message}): it is truncated or corrupt`);
       }
     }
   } catch (err) {
-    const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-    return refuse(`cannot read it (${reason})`);
+    return refuse(`cannot read it: ${describeReadError(err as NodeJS.ErrnoException)}`);
   }
   const text = bytes.toString('utf8');
   const read = { gpx: readGpx, csv: readCsv, geojson: readGeoJson, ndjson: readNdjson }[format];
   return { format, contents: splitDrives(read(text)) };
+}
+
+/** Why a file could not be read, in words, with the system's code for a search. */
+function describeReadError(err: NodeJS.ErrnoException): string {
+  const words: Record<string, string> = {
+    ENOENT: 'no such file',
+    EACCES: 'permission denied',
+    EPERM: 'permission denied',
+    EISDIR: 'it is a folder, not a file',
+    ENOTDIR: 'a part of its path is not a folder',
+    EMFILE: 'too many open files',
+  };
+  if (err.code === 'EISDIR') return words.EISDIR!;
+  const said = err.code !== undefined ? words[err.code] : undefined;
+  return said ? `${said} (${err.code})` : err.code ? `${err.message} (${err.code})` : String(err.message ?? err);
 }
 
 /**

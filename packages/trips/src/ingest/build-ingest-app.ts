@@ -88,12 +88,7 @@ export async function buildIngestApp(options: IngestAppOptions): Promise<Fastify
     done(null, { format: type === 'application/x-ndjson' ? 'ndjson' : 'json', bytes: body as Buffer });
   });
   app.addContentTypeParser('*', (req, _payload, done) => {
-    done(
-      new ApiError(
-        400,
-        `unsupported Content-Type ${JSON.stringify(req.headers['content-type'] ?? '')}: send application/json or application/x-ndjson`,
-      ),
-    );
+    done(unsupportedContentType(req));
   });
 
   await app.register(
@@ -218,12 +213,22 @@ async function authenticate(req: FastifyRequest, database: TripsDatabase, enviro
   }
 }
 
+/** The 400 for a body whose Content-Type is not one the endpoint reads (or that has none). */
+function unsupportedContentType(req: FastifyRequest): ApiError {
+  return new ApiError(
+    400,
+    `unsupported Content-Type ${JSON.stringify((req.headers['content-type'] ?? '').slice(0, 100))}: send application/json or application/x-ndjson`,
+  );
+}
+
 function sendIngestError(
   err: FastifyError | ApiError | DomainError,
   req: FastifyRequest,
   reply: FastifyReply,
   bodyLimitBytes: number,
 ) {
+  // A body without a Content-Type never reaches the catch-all parser: Fastify refuses it with a bare 415.
+  if ((err as FastifyError).code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') err = unsupportedContentType(req);
   if (err instanceof ApiError) {
     if (err.statusCode === 401) reply.header('www-authenticate', 'Bearer realm="trips-ingest"');
     return reply.code(err.statusCode).send({ ok: false, error: err.message });

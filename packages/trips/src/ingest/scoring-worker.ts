@@ -12,6 +12,7 @@ import {
   RequeuedWhileScoringError,
   writeScoredTrip,
 } from '../store/scored-trips.ts';
+import { machineTypeOfVehicle } from '../store/vehicles.ts';
 
 export interface ScoringWorkerOptions {
   db: TripsDatabase;
@@ -240,7 +241,12 @@ export class ScoringWorker {
         .where('trip_id', '=', tripId)
         .executeTakeFirstOrThrow();
       const previousTrips = await previousTripsOf(this.#db.db, upload);
-      const scored = await this.#scorer.score({ telemetryGz: upload.telemetry_gz, previousTrips });
+      const machineType = await machineTypeOfVehicle(this.#db.db, upload.vehicle_id);
+      const scored = await this.#scorer.score({
+        telemetryGz: upload.telemetry_gz,
+        previousTrips,
+        ...(machineType ? { machineType } : {}),
+      });
       const { requeued } = await withTransaction(this.#db.db, (trx) =>
         writeScoredTrip(
           trx,

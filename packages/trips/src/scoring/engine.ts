@@ -1,25 +1,30 @@
+import { gunzipSync } from 'node:zlib';
 import type { RoadGraph } from '@svc/roads';
 import {
   drivingContextFor,
+  type MachineType,
   SCORING_MODEL_VERSION,
   type ScoredTrip,
   scoreTrip,
   type TelemetryBatch,
 } from '@svc/scoring';
-import type { PreviousTrip } from './trip-scorer.ts';
+import type { PreviousTrip, ScoringInput } from './trip-scorer.ts';
 
 /** The scoring engine's entry points this service uses. */
 export interface ScoringEngine {
   modelVersion: string;
-  /** Scores one trip against the road graph, with the fatigue context of the driver's earlier trips. */
-  score(batch: TelemetryBatch, graph: RoadGraph, previousTrips: PreviousTrip[]): ScoredTrip;
+  /**
+   * Scores one trip against the road graph, with the fatigue context of the driver's earlier trips; a
+   * `machineType` (the vehicle's, as registered) overrides the one the batch names.
+   */
+  score(batch: TelemetryBatch, graph: RoadGraph, previousTrips: PreviousTrip[], machineType?: MachineType): ScoredTrip;
 }
 
 /** `@svc/scoring` with the service's road graph and the driver's earlier trips (fatigue factors). */
 export function loadScoringEngine(): ScoringEngine {
   return {
     modelVersion: SCORING_MODEL_VERSION,
-    score(batch, graph, previousTrips) {
+    score(batch, graph, previousTrips, machineType) {
       const firstFix = batch.samples.find((s) => s.type === 'gps');
       // Without a time zone in the batch, the engine's own default (offset from the longitude) applies.
       const drivingContext =
@@ -29,7 +34,17 @@ export function loadScoringEngine(): ScoringEngine {
               lon: firstFix.lon,
             })
           : undefined;
-      return scoreTrip(batch, { graph, ...(drivingContext ? { drivingContext } : {}) });
+      return scoreTrip(batch, {
+        graph,
+        ...(drivingContext ? { drivingContext } : {}),
+        ...(machineType ? { machineType } : {}),
+      });
     },
   };
+}
+
+/** Scores one stored trip (gzip JSON telemetry) as a scoring thread does. */
+export function scoreStoredTrip(engine: ScoringEngine, graph: RoadGraph, input: ScoringInput): ScoredTrip {
+  const batch = JSON.parse(gunzipSync(input.telemetryGz).toString('utf8')) as TelemetryBatch;
+  return engine.score(batch, graph, input.previousTrips, input.machineType);
 }

@@ -5,6 +5,7 @@ import { requeueFatigueFollowers } from '../store/fatigue-followers.ts';
 import type { TripsDatabase } from '../store/open-trips-database.ts';
 import { previousTripsOf } from '../store/previous-trips.ts';
 import { LocationDataDeletedError, removeScoredTrip, writeScoredTrip } from '../store/scored-trips.ts';
+import { machineTypeOfVehicle } from '../store/vehicles.ts';
 import { isPermanentScoringError, type TripScorer } from './trip-scorer.ts';
 
 export interface RescoreOptions {
@@ -167,7 +168,12 @@ export async function rescore(
             };
             try {
               const previousTrips = await previousTripsOf(db, upload);
-              const scored = await scorer.score({ telemetryGz: upload.telemetry_gz, previousTrips });
+              const machineType = await machineTypeOfVehicle(db, upload.vehicle_id);
+              const scored = await scorer.score({
+                telemetryGz: upload.telemetry_gz,
+                previousTrips,
+                ...(machineType ? { machineType } : {}),
+              });
               await withTransaction(db, (trx) => writeScoredTrip(trx, ref, scored, { nowMs: clock() }));
               rescored++;
             } catch (err) {

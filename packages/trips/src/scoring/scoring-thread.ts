@@ -1,8 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { gunzipSync } from 'node:zlib';
 import { loadGraph } from '@svc/roads';
-import type { TelemetryBatch } from '@svc/scoring';
-import { loadScoringEngine } from './engine.ts';
+import { loadScoringEngine, scoreStoredTrip } from './engine.ts';
 import type { ScoringInput } from './trip-scorer.ts';
 
 /** Messages between the pool and a scoring thread. */
@@ -17,8 +15,7 @@ parentPort!.postMessage({ ready: true, modelVersion: engine.modelVersion });
 
 parentPort!.on('message', ({ id, input }: ThreadRequest) => {
   try {
-    const batch = JSON.parse(gunzipSync(input.telemetryGz).toString('utf8')) as TelemetryBatch;
-    const result = engine.score(batch, graph, input.previousTrips);
+    const result = scoreStoredTrip(engine, graph, input);
     parentPort!.postMessage({ id, ok: true, result });
   } catch (err) {
     const e = err as Error & { code?: unknown };

@@ -1,4 +1,4 @@
-import type { ScoredTrip } from '@svc/scoring';
+import type { MachineType, ScoredTrip } from '@svc/scoring';
 
 /** An earlier trip of the same driver (or vehicle), for the fatigue factors. */
 export interface PreviousTrip {
@@ -11,6 +11,12 @@ export interface ScoringInput {
   telemetryGz: Buffer;
   /** The driver's trips that ended in the 24 hours before this one began, oldest first. */
   previousTrips: PreviousTrip[];
+  /**
+   * The machine type its vehicle is registered with (`trips vehicles create/update --type`), which the
+   * scores and the stored trip follow rather than what the upload says (a device app may not know, or
+   * name every vehicle a car).
+   */
+  machineType?: MachineType;
 }
 
 /**

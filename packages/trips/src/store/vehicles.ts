@@ -168,3 +168,16 @@ export async function requireVehicle(db: TripsDb, plateInput: string): Promise<V
   if (!row) throw new NotFoundError(`vehicle ${plate} does not exist (see vehicles list)`);
   return toVehicle(row);
 }
+
+/**
+ * The machine type a vehicle is registered with, which its trips are scored as (undefined when the vehicle is
+ * gone: the upload's own then applies).
+ */
+export async function machineTypeOfVehicle(db: TripsDb, vehicleId: string): Promise<MachineType | undefined> {
+  const row = await db
+    .selectFrom('vehicles')
+    .select('machine_type')
+    .where('vehicle_id', '=', vehicleId)
+    .executeTakeFirst();
+  return row ? (row.machine_type as MachineType) : undefined;
+}
