@@ -18,6 +18,7 @@ describe.each(testDialects())('reads with edge inputs on $label', (dialect) => {
   let category = 0;
   let parentPage = 0;
   let childPage = 0;
+  let block = 0;
   beforeAll(async () => {
     cms = await createContentCms({ dialect });
     category = (await cms.post('/categories', { name: 'Science' }, 'admin')).json().id;
@@ -35,6 +36,7 @@ describe.each(testDialects())('reads with edge inputs on $label', (dialect) => {
     }
     parentPage = (await cms.make('page', { title: 'Parent', status: 'publish' })).id;
     childPage = (await cms.make('page', { title: 'Child', status: 'publish', parentId: parentPage })).id;
+    block = (await cms.post('/blocks', { title: 'Pattern', content: 'x', status: 'publish' }, 'admin')).json().id;
   });
   afterAll(async () => cms.close());
 
@@ -56,5 +58,24 @@ describe.each(testDialects())('reads with edge inputs on $label', (dialect) => {
     expect(tags.headers['x-cms-total']).toBe('1');
     expect(ids(await cms.get(`/categories?exclude=-${category}`))).toEqual([1]);
     expect(ids(await cms.get(`/users?include=-${cms.ids.edna}`))).toEqual([cms.ids.edna]);
+    expect(ids(await cms.get(`/blocks?include=-${block}`, 'admin'))).toEqual([block]);
+  });
+
+  it('strips slashes from a post search as WP_Query does: `a\\b` finds "ab", a lone `\\` every post', async () => {
+    const [p0, p1, p2, p3] = posts as [number, number, number, number];
+    const secret = await cms.make('post', { title: 'Locked', status: 'publish', password: 'pw', content: 'abc' });
+    try {
+      // The contents hold `a\b`; stripped, the search is `ab`, which none holds.
+      expect(ids(await cms.get('/posts?search=a%5Cb'))).toEqual([]);
+      const all = await cms.get('/posts?search=%5C');
+      expect(ids(all)).toEqual([p3, p2, p1, p0]);
+      expect(all.headers['x-cms-total']).toBe('4');
+      expect(ids(await cms.get('/posts?search=%5C', 'admin'))).toEqual([secret.id, p3, p2, p1, p0]);
+      expect(ids(await cms.get('/posts?search=%5Cab%5Cc', 'admin'))).toEqual([secret.id]);
+      expect(ids(await cms.get('/posts?search=Po%5Cst%202'))).toEqual([p2]);
+      expect(ids(await cms.get('/blocks?search=Pat%5Ctern', 'admin'))).toEqual([block]);
+    } finally {
+      await cms.runtime.service.delete(secret.id);
+    }
   });
 });

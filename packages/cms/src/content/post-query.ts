@@ -276,7 +276,9 @@ export function postListWhere(eb: Eb, q: PostListQuery): Expression<SqlBool> {
   if (q.before) and.push(eb('posts.date_local', '<', q.before));
   if (q.modifiedAfter) and.push(eb('posts.modified_local', '>', q.modifiedAfter));
   if (q.modifiedBefore) and.push(eb('posts.modified_local', '<', q.modifiedBefore));
-  if (q.search && q.search.text !== '') and.push(searchWhere(eb, q.search));
+  // A search whose text is empty once slashes are stripped (`\`) still applies: `LIKE '%%'` matches every
+  // post, and visitors do not see protected ones.
+  if (q.search) and.push(searchWhere(eb, q.search));
   const taxParts: Expression<SqlBool>[] = [];
   if (q.tax && q.tax.clauses.length > 0) {
     const clauses = q.tax.clauses.map((c) => taxWhere(eb, c));

@@ -32,7 +32,7 @@ import { RestController } from '../rest/controller.ts';
 import { authorizationRequiredCode, RestError } from '../rest/errors.ts';
 import { isFieldIncluded } from '../rest/fields.ts';
 import { setPaginationHeaders } from '../rest/pagination.ts';
-import { absint, isPlainObject, parseList, toInt } from '../rest/php.ts';
+import { absint, isPlainObject, parseList, stripslashes, toInt } from '../rest/php.ts';
 import { RawJson } from '../rest/raw-json.ts';
 import type { RestRequest } from '../rest/request.ts';
 import { RestResponse } from '../rest/response.ts';
@@ -823,7 +823,8 @@ export class PostsController extends RestController {
     };
     if (search !== '') {
       query.search = {
-        text: search,
+        // WP_Query::parse_search() strips slashes first: `a\b` searches `ab`, a lone `\` every post.
+        text: stripslashes(search),
         columns: (request.get<string[]>('search_columns') ?? []) as SearchColumn[],
         exact: request.get('search_semantics') === 'exact',
         loggedIn: request.isLoggedIn,
