@@ -78,4 +78,16 @@ describe.each(testDialects())('reads with edge inputs on $label', (dialect) => {
       await cms.runtime.service.delete(secret.id);
     }
   });
+
+  it('keeps X-CMS-Total and X-CMS-TotalPages numbers inside `_envelope`, as WordPress sets them', async () => {
+    const env = (await cms.get('/posts?per_page=3&_envelope')).json();
+    expect(env.status).toBe(200);
+    expect(env.headers['X-CMS-Total']).toBe(4);
+    expect(env.headers['X-CMS-TotalPages']).toBe(2);
+    expect(env.headers.Link).toBe('<http://cms.test/cms-json/cms/v2/posts?per_page=3&_envelope&page=2>; rel="next"');
+    const users = (await cms.get('/users?_envelope=1', 'admin')).json();
+    expect(users.headers['X-CMS-Total']).toBe(6);
+    // Sent as HTTP headers they are text as before.
+    expect((await cms.get('/posts?per_page=3')).headers['x-cms-total']).toBe('4');
+  });
 });

@@ -767,7 +767,9 @@ export class RestServer {
     } else if (input.method.toUpperCase() === 'GET' && !loggedIn) {
       headers.Vary = 'Origin';
     }
-    Object.assign(headers, response.headers);
+    for (const [name, value] of Object.entries(response.headers)) {
+      headers[name] = typeof value === 'number' ? String(value) : value;
+    }
     const status = response.status;
     if (loggedIn || (methodOverridden && status >= 400 && status < 500)) {
       headers.Expires = 'Wed, 11 Jan 1984 05:00:00 GMT';
