@@ -90,4 +90,11 @@ describe.each(testDialects())('reads with edge inputs on $label', (dialect) => {
     // Sent as HTTP headers they are text as before.
     expect((await cms.get('/posts?per_page=3')).headers['x-cms-total']).toBe('4');
   });
+
+  it('orders by include_slugs without slugs oldest first whatever the order, as WP_Query falls back', async () => {
+    const [p0, p1, p2, p3] = posts as [number, number, number, number];
+    expect(ids(await cms.get('/posts?orderby=include_slugs'))).toEqual([p0, p1, p2, p3]);
+    expect(ids(await cms.get('/posts?orderby=include_slugs&order=desc&per_page=2'))).toEqual([p0, p1]);
+    expect(ids(await cms.get('/posts?orderby=include_slugs&slug=post-2,post-0'))).toEqual([p2, p0]);
+  });
 });
