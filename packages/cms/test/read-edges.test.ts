@@ -97,4 +97,17 @@ describe.each(testDialects())('reads with edge inputs on $label', (dialect) => {
     expect(ids(await cms.get('/posts?orderby=include_slugs&order=desc&per_page=2'))).toEqual([p0, p1]);
     expect(ids(await cms.get('/posts?orderby=include_slugs&slug=post-2,post-0'))).toEqual([p2, p0]);
   });
+
+  it("lists a namespace's own route first in its index, as WordPress does", async () => {
+    const ns = await cms.call({ method: 'GET', url: '/cms-json/cms/v2' });
+    expect(ns.statusCode).toBe(200);
+    const routes = Object.keys(ns.json().routes);
+    expect(routes[0]).toBe('/cms/v2');
+    expect(ns.json().routes['/cms/v2'].endpoints[0].args).toEqual({
+      namespace: { default: 'cms/v2', required: false },
+      context: { default: 'view', required: false },
+    });
+    const oembed = (await cms.call({ method: 'GET', url: '/cms-json/oembed/1.0' })).json();
+    expect(Object.keys(oembed.routes)).toEqual(['/oembed/1.0', '/oembed/1.0/embed', '/oembed/1.0/proxy']);
+  });
 });

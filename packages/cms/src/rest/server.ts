@@ -165,7 +165,8 @@ export class RestServer {
     const cleanRoute = route.replace(/^\/+/, '');
     const full = cleanRoute === '' ? `/${ns}` : `/${ns}/${cleanRoute}`;
     if (!this.namespaces.has(ns)) {
-      this.namespaces.set(ns, new Set());
+      // The namespace's own route is one of its members: its index lists it first, as WordPress's does.
+      this.namespaces.set(ns, new Set([`/${ns}`]));
       this.addRoute(ns, `/${ns}`, [this.namespaceIndexEndpoint(ns)], {});
     }
     this.namespaces.get(ns)!.add(full);
