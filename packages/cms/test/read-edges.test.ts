@@ -110,4 +110,18 @@ describe.each(testDialects())('reads with edge inputs on $label', (dialect) => {
     const oembed = (await cms.call({ method: 'GET', url: '/cms-json/oembed/1.0' })).json();
     expect(Object.keys(oembed.routes)).toEqual(['/oembed/1.0', '/oembed/1.0/embed', '/oembed/1.0/proxy']);
   });
+
+  it('searches users as WP_User_Query does: every leading and trailing * a wildcard, digits in login and id only', async () => {
+    const logins = (res: { json(): unknown }) => (res.json() as Array<{ slug: string }>).map((u) => u.slug).sort();
+    expect(logins(await cms.get('/users?search=**dna', 'admin'))).toEqual(['edna']);
+    expect(logins(await cms.get('/users?search=dn**', 'admin'))).toEqual(['edna']);
+    expect((await cms.get('/users?search=*', 'admin')).json()).toHaveLength(6);
+    const updated = await cms.post(`/users/${cms.ids.sam}`, { url: 'https://example.test/8080' }, 'admin');
+    expect(updated.statusCode).toBe(200);
+    // A number is looked for in logins and as an id, not in URLs or emails.
+    expect(logins(await cms.get('/users?search=8080', 'admin'))).toEqual([]);
+    expect(logins(await cms.get(`/users?search=${cms.ids.sam}`, 'admin'))).toEqual(['sam']);
+    // A URL only in URLs.
+    expect(logins(await cms.get('/users?search=https://example.test/80', 'admin'))).toEqual(['sam']);
+  });
 });
