@@ -124,4 +124,17 @@ describe.each(testDialects())('reads with edge inputs on $label', (dialect) => {
     // A URL only in URLs.
     expect(logins(await cms.get('/users?search=https://example.test/80', 'admin'))).toEqual(['sam']);
   });
+
+  it('answers what `_fields` leaves as PHP arrays are written: [] when nothing is left, a list for 0..n-1', async () => {
+    const [p0] = posts as [number];
+    expect((await cms.get(`/posts/${p0}?_fields=bogus`)).body).toBe('[]');
+    expect((await cms.get('/posts?_fields=bogus&per_page=2')).body).toBe('[[],[]]');
+    expect((await cms.get(`/posts/${p0}?_fields=title.bogus`)).json()).toEqual({ title: [] });
+    expect((await cms.get(`/posts/${p0}?_fields=id,categories.0`)).json()).toEqual({ id: p0, categories: [category] });
+    expect((await cms.get('/types?_fields=post.name')).json()).toEqual({ post: [] });
+    // Links are added after the filter, as WordPress adds them: an emptied item still gets them.
+    const links = (await cms.get(`/posts/${p0}?_fields=_links.self`)).json();
+    expect(Object.keys(links)).toEqual(['_links']);
+    expect(links._links.self[0].href).toBe(`http://cms.test/cms-json/cms/v2/posts/${p0}`);
+  });
 });

@@ -609,7 +609,11 @@ export class RestServer {
     request?: RestRequest,
   ): Promise<unknown> {
     let data = response.data;
-    if (response.links.size > 0 && isPlainObject(data)) data = { ...data, _links: response.linksAsData() };
+    if (response.links.size > 0) {
+      // An item `_fields` emptied is PHP's empty array, which takes `_links` like any other.
+      if (isPlainObject(data)) data = { ...data, _links: response.linksAsData() };
+      else if (Array.isArray(data) && data.length === 0) data = { _links: response.linksAsData() };
+    }
     if (!embed) return data;
     if (Array.isArray(data)) {
       const out: unknown[] = [];
