@@ -137,4 +137,19 @@ describe.each(testDialects())('reads with edge inputs on $label', (dialect) => {
     expect(Object.keys(links)).toEqual(['_links']);
     expect(links._links.self[0].href).toBe(`http://cms.test/cms-json/cms/v2/posts/${p0}`);
   });
+
+  it('rolls an impossible calendar day in before/after over as date_create() does (February 30 is March 2)', async () => {
+    const march = await cms.make('post', {
+      title: 'March',
+      status: 'publish',
+      date: { local: '2023-03-01 10:00:00', gmt: '2023-03-01 10:00:00' },
+    });
+    try {
+      expect(ids(await cms.get('/posts?before=2023-02-30T00:00:00&per_page=1'))).toEqual([march.id]);
+      expect(ids(await cms.get('/posts?after=2023-02-29T00:00:00'))).toEqual([march.id]);
+      expect(ids(await cms.get('/posts?after=2023-02-03T24:00:00&order=asc'))).toEqual([posts[3], march.id]);
+    } finally {
+      await cms.runtime.service.delete(march.id);
+    }
+  });
 });
