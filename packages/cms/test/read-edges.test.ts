@@ -152,4 +152,14 @@ describe.each(testDialects())('reads with edge inputs on $label', (dialect) => {
       await cms.runtime.service.delete(march.id);
     }
   });
+
+  it('lists no GET in the Allow header of a term list refused for post=abc, whose permission check fails', async () => {
+    const bad = await cms.get('/categories?post=abc');
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().code).toBe('rest_invalid_param');
+    expect(bad.headers.allow).toBeUndefined();
+    const good = await cms.get(`/categories?post=${posts[0]}`);
+    expect(good.headers.allow).toBe('GET');
+    expect((await cms.get('/categories?post=0')).headers.allow).toBe('GET');
+  });
 });

@@ -193,9 +193,11 @@ export class TermsController extends RestController {
         request,
       );
     }
-    const post = toInt(request.get('post'));
-    if (post) {
-      const readable = await this.canReadTermsOfPost(post, request);
+    // Any non-empty value is looked up, also one validation refused (`post=abc` is no post, so the
+    // Allow header of that 400 lists no GET, as in WordPress).
+    const rawPost = request.get('post');
+    if (rawPost !== undefined && rawPost !== null && rawPost !== '' && rawPost !== '0' && rawPost !== 0) {
+      const readable = await this.canReadTermsOfPost(toInt(rawPost), request);
       if (readable === 'missing') throw new RestError('rest_post_invalid_id', 'Invalid post ID.', { status: 400 });
       if (!readable) {
         return this.forbidden(
