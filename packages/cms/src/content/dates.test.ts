@@ -45,6 +45,7 @@ describe('site dates', () => {
   it('keeps plain date-query bounds local and moves zoned ones to the site zone', () => {
     expect(dateQueryBound('2023-07-01T12:00:00', paris)).toBe('2023-07-01 12:00:00');
     expect(dateQueryBound('2023-07-01T12:00:00Z', paris)).toBe('2023-07-01 14:00:00');
+    expect(dateQueryBound('2023-02-30T00:00:00', paris)).toBe('2023-03-02 00:00:00');
   });
 
   it('formats the current time and RFC 3339 dates', () => {

@@ -175,11 +175,15 @@ export function isValidMysqlDate(mysql: string): boolean {
 
 /**
  * The value a date-query bound compares with (WP_Date_Query::build_mysql_datetime): a plain
- * `YYYY-MM-DD[T ]HH:MM:SS` is already site-local; anything else is parsed and moved to the site's zone.
+ * `YYYY-MM-DD[T ]HH:MM:SS` is already site-local (date_create() rolls an impossible day over: February 30
+ * is March 2); anything else is parsed and moved to the site's zone.
  */
 export function dateQueryBound(value: string, zone: SiteTimeZone): string | null {
   const plain = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})$/.exec(value);
-  if (plain) return `${plain[1]}-${plain[2]}-${plain[3]} ${plain[4]}:${plain[5]}:${plain[6]}`;
+  if (plain) {
+    const [y, mo, d, h, mi, s] = plain.slice(1).map(Number) as [number, number, number, number, number, number];
+    return formatMysql(utcMs(y, mo, d, h, mi, s));
+  }
   const hasZone = /(Z|[+-]\d{2}(:?\d{2})?)$/i.test(value);
   const ms = parseRestDate(value);
   if (ms === null) return null;

@@ -7,7 +7,8 @@
  * - search splits the text into terms (quoted phrases kept, stopwords and one-letter words dropped,
  *   `-word` excluded), matches each in the chosen columns case-insensitively, and hides
  *   password-protected posts from visitors;
- * - `include` and `include_slugs` order by the given order and ignore `order`;
+ * - `include` and `include_slugs` order by the given order and ignore `order` (oldest first when
+ *   there is no list to follow);
  * - `relevance` ranks title matches first, then by date.
  */
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
@@ -276,7 +277,9 @@ export function postListWhere(eb: Eb, q: PostListQuery): Expression<SqlBool> {
   if (q.before) and.push(eb('posts.date_local', '<', q.before));
   if (q.modifiedAfter) and.push(eb('posts.modified_local', '>', q.modifiedAfter));
   if (q.modifiedBefore) and.push(eb('posts.modified_local', '<', q.modifiedBefore));
-  if (q.search && q.search.text !== '') and.push(searchWhere(eb, q.search));
+  // A search whose text is empty once slashes are stripped (`\`) still applies: `LIKE '%%'` matches every
+  // post, and visitors do not see protected ones.
+  if (q.search) and.push(searchWhere(eb, q.search));
   const taxParts: Expression<SqlBool>[] = [];
   if (q.tax && q.tax.clauses.length > 0) {
     const clauses = q.tax.clauses.map((c) => taxWhere(eb, c));
@@ -307,10 +310,11 @@ export function postListOrder(q: PostListQuery): OrderItem[] {
   switch (q.orderby) {
     case 'include': {
       const ids = q.include ?? [];
+      // Without ids WP_Query falls back to post_date with the order it forced away: ascending.
       if (ids.length === 0)
         return [
-          { expr: ref('date_local'), direction: dir },
-          { expr: ref('id'), direction: dir },
+          { expr: ref('date_local'), direction: 'asc' },
+          { expr: ref('id'), direction: 'asc' },
         ];
       const cases = sql.join(
         ids.map((id, i) => sql`when ${id} then ${i}`),
@@ -322,8 +326,8 @@ export function postListOrder(q: PostListQuery): OrderItem[] {
       const slugs = q.slugs ?? [];
       if (slugs.length === 0)
         return [
-          { expr: ref('date_local'), direction: dir },
-          { expr: ref('id'), direction: dir },
+          { expr: ref('date_local'), direction: 'asc' },
+          { expr: ref('id'), direction: 'asc' },
         ];
       const cases = sql.join(
         slugs.map((s, i) => sql`when ${s} then ${i}`),

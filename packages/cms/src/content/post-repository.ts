@@ -282,7 +282,7 @@ export class PostRepository {
     columns: readonly (keyof PostsTable)[] | null,
   ): Promise<{ rows: Partial<PostRow>[]; total: number }> {
     const query = this.#tuned(listQuery);
-    if (query.search && query.search.text !== '') return this.#searchPage(query, page, db, columns);
+    if (query.search) return this.#searchPage(query, page, db, columns);
     // The serialised query decides the whole statement but its page: compiled once per list shape.
     const queryKey = JSON.stringify(query);
     const rows = (await runShape(

@@ -32,7 +32,7 @@ import { RestController } from '../rest/controller.ts';
 import { authorizationRequiredCode, RestError } from '../rest/errors.ts';
 import { isFieldIncluded } from '../rest/fields.ts';
 import { setPaginationHeaders } from '../rest/pagination.ts';
-import { isPlainObject, parseList, toInt } from '../rest/php.ts';
+import { absint, isPlainObject, parseList, stripslashes, toInt } from '../rest/php.ts';
 import { RawJson } from '../rest/raw-json.ts';
 import type { RestRequest } from '../rest/request.ts';
 import { RestResponse } from '../rest/response.ts';
@@ -795,6 +795,8 @@ export class PostsController extends RestController {
     orderby: PostOrderBy,
   ): Promise<PostListQuery> {
     const ints = (name: string) => (request.get<unknown[]>(name) ?? []).map(toInt);
+    // WP_Query reads every id list through absint(): `include=-5` is post 5.
+    const ids = (name: string) => (request.get<unknown[]>(name) ?? []).map(absint);
     const statuses = (request.get<string[]>('status') ?? ['publish']).map(String);
     let exclude = ints('exclude');
     let includeIds = include;
@@ -811,17 +813,18 @@ export class PostsController extends RestController {
     const query: PostListQuery = {
       type: this.type.slug,
       statuses,
-      include: includeIds,
-      exclude,
-      authors: ints('author'),
-      authorsExclude: ints('author_exclude'),
+      include: includeIds.map(absint),
+      exclude: exclude.map(absint),
+      authors: ids('author'),
+      authorsExclude: ids('author_exclude'),
       orderby,
       order: request.get('order') === 'asc' ? 'asc' : 'desc',
       access: this.#access(request),
     };
     if (search !== '') {
       query.search = {
-        text: search,
+        // WP_Query::parse_search() strips slashes first: `a\b` searches `ab`, a lone `\` every post.
+        text: stripslashes(search),
         columns: (request.get<string[]>('search_columns') ?? []) as SearchColumn[],
         exact: request.get('search_semantics') === 'exact',
         loggedIn: request.isLoggedIn,
@@ -842,8 +845,8 @@ export class PostsController extends RestController {
     const slugs = request.get<unknown[]>('slug');
     if (slugs && slugs.length > 0) query.slugs = slugs.map((s) => sanitizeTitleForQuery(String(s)));
     if (this.#isPage) {
-      query.parents = ints('parent');
-      query.parentsExclude = ints('parent_exclude');
+      query.parents = ids('parent');
+      query.parentsExclude = ids('parent_exclude');
       const menuOrder = request.get('menu_order');
       if (menuOrder !== undefined && menuOrder !== null) query.menuOrder = toInt(menuOrder);
     }
@@ -866,10 +869,10 @@ export class PostsController extends RestController {
     let terms: number[] = [];
     let includeChildren = false;
     let operator: TaxClause['operator'] = exclude ? 'NOT IN' : 'IN';
-    if (Array.isArray(value)) terms = value.map(toInt);
+    if (Array.isArray(value)) terms = value.map(absint);
     else if (isPlainObject(value)) {
       const raw = value.terms;
-      terms = Array.isArray(raw) ? raw.map(toInt) : [];
+      terms = Array.isArray(raw) ? raw.map(absint) : [];
       includeChildren = Boolean(value.include_children);
       if (!exclude && value.operator === 'AND') operator = 'AND';
     }

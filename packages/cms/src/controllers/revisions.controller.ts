@@ -13,7 +13,7 @@ import { getPostType } from '../core/post-types.ts';
 import { RestController } from '../rest/controller.ts';
 import { authorizationRequiredCode, RestError } from '../rest/errors.ts';
 import { setPaginationHeaders } from '../rest/pagination.ts';
-import { toInt } from '../rest/php.ts';
+import { absint, stripslashes, toInt } from '../rest/php.ts';
 import type { RestRequest } from '../rest/request.ts';
 import { RestResponse } from '../rest/response.ts';
 import { DELETABLE, READABLE } from '../rest/route.ts';
@@ -233,7 +233,7 @@ export class RevisionsController extends RestController {
     const parent = await this.getParent(request.get('parent'));
     const orderby = String(request.get('orderby') ?? 'date') as PostOrderBy;
     const search = String(request.get('search') ?? '');
-    const include = (request.get<unknown[]>('include') ?? []).map(toInt);
+    const include = (request.get<unknown[]>('include') ?? []).map(absint);
     if (orderby === 'relevance' && search === '') {
       throw new RestError('rest_no_search_term_defined', 'You need to define a search term to order by relevance.', {
         status: 400,
@@ -251,10 +251,12 @@ export class RevisionsController extends RestController {
       statuses: ['inherit'],
       parents: [parent.id],
       include,
-      exclude: (request.get<unknown[]>('exclude') ?? []).map(toInt),
+      exclude: (request.get<unknown[]>('exclude') ?? []).map(absint),
       orderby,
       order: request.get('order') === 'asc' ? 'asc' : 'desc',
-      ...(search !== '' ? { search: { text: search, columns: [], exact: false, loggedIn: request.isLoggedIn } } : {}),
+      ...(search !== ''
+        ? { search: { text: stripslashes(search), columns: [], exact: false, loggedIn: request.isLoggedIn } }
+        : {}),
     };
     const perPageParam = request.get('per_page');
     const perPage = perPageParam !== undefined && perPageParam !== null ? toInt(perPageParam) : 0;

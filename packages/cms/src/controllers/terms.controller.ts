@@ -14,7 +14,7 @@ import type { CmsContext } from '../module.ts';
 import { RestController, sanitizeTextArg } from '../rest/controller.ts';
 import { authorizationRequiredCode, RestError } from '../rest/errors.ts';
 import { setPaginationHeaders } from '../rest/pagination.ts';
-import { strtolower, toInt } from '../rest/php.ts';
+import { absint, strtolower, toInt } from '../rest/php.ts';
 import type { RestRequest } from '../rest/request.ts';
 import { RestResponse } from '../rest/response.ts';
 import type { JsonSchema, RestArg } from '../rest/schema.ts';
@@ -193,9 +193,11 @@ export class TermsController extends RestController {
         request,
       );
     }
-    const post = toInt(request.get('post'));
-    if (post) {
-      const readable = await this.canReadTermsOfPost(post, request);
+    // Any non-empty value is looked up, also one validation refused (`post=abc` is no post, so the
+    // Allow header of that 400 lists no GET, as in WordPress).
+    const rawPost = request.get('post');
+    if (rawPost !== undefined && rawPost !== null && rawPost !== '' && rawPost !== '0' && rawPost !== 0) {
+      const readable = await this.canReadTermsOfPost(toInt(rawPost), request);
       if (readable === 'missing') throw new RestError('rest_post_invalid_id', 'Invalid post ID.', { status: 400 });
       if (!readable) {
         return this.forbidden(
@@ -215,8 +217,9 @@ export class TermsController extends RestController {
     const offset = offsetParam && !this.taxonomy.hierarchical ? offsetParam : (page - 1) * perPage;
     const query: TermQuery = {
       taxonomy: this.taxonomy.slug,
-      include: (request.get<unknown[]>('include') ?? []).map(toInt),
-      exclude: (request.get<unknown[]>('exclude') ?? []).map(toInt),
+      // wp_parse_id_list(): absint() of each id.
+      include: (request.get<unknown[]>('include') ?? []).map(absint),
+      exclude: (request.get<unknown[]>('exclude') ?? []).map(absint),
       order: request.get('order') === 'desc' ? 'desc' : 'asc',
       orderby: String(request.get('orderby') ?? 'name') as TermQuery['orderby'],
       hideEmpty: Boolean(request.get('hide_empty')),

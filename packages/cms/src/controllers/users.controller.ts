@@ -419,8 +419,9 @@ export class UsersController extends RestController {
     const offsetParam = toInt(request.get('offset'));
     const offset = offsetParam ? offsetParam : (page - 1) * perPage;
     const query: UserQuery = {
-      include: (request.get<number[]>('include') ?? []).map(toInt),
-      exclude: (request.get<number[]>('exclude') ?? []).map(toInt),
+      // wp_parse_id_list(): absint() of each id.
+      include: (request.get<number[]>('include') ?? []).map(absint),
+      exclude: (request.get<number[]>('exclude') ?? []).map(absint),
       order: request.get('order') === 'desc' ? 'desc' : 'asc',
       orderby: String(request.get('orderby') ?? 'name') as UserQuery['orderby'],
       limit: perPage,

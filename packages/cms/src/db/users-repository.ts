@@ -1,5 +1,6 @@
 /** Users (wp_users with the profile meta we keep in columns). */
 import { type Kysely, type Selectable, sql } from 'kysely';
+import { isNumeric } from '../rest/php.ts';
 import { checkColumnWidths } from './column-widths.ts';
 import { literalLimit, sqlOffset } from './limit.ts';
 import type { CmsDatabase, UsersTable } from './schema.ts';
@@ -96,13 +97,24 @@ export class UsersRepository {
       );
     }
     if (q.search) {
-      const term = q.search;
-      const columns = q.searchColumns ?? ['login', 'url', 'email', 'nicename', 'display_name'];
-      // WP_User_Query: leading/trailing `*` are wildcards; without them the term is matched both ends.
+      const term = q.search.trim();
+      // WP_User_Query: leading/trailing `*` (any number of them) are wildcards; without them the term must
+      // match whole (the REST route always adds both).
       const leading = term.startsWith('*');
       const trailing = term.endsWith('*');
-      const bare = term.replace(/^\*|\*$/g, '').replace(/[\\%_]/g, (c) => `\\${c}`);
-      const pattern = leading || trailing ? `${leading ? '%' : ''}${bare}${trailing ? '%' : ''}` : `%${bare}%`;
+      const text = term.replace(/^\*+|\*+$/g, '');
+      const bare = text.replace(/[\\%_]/g, (c) => `\\${c}`);
+      // Without search_columns the text picks them: an email, an id or a login, a URL, else all five.
+      const columns =
+        q.searchColumns ??
+        (text.includes('@')
+          ? ['email']
+          : isNumeric(text)
+            ? ['login', 'id']
+            : /^https?:\/\//.test(text)
+              ? ['url']
+              : ['login', 'url', 'email', 'nicename', 'display_name']);
+      const pattern = `${leading ? '%' : ''}${bare}${trailing ? '%' : ''}`;
       query = query.where((eb) =>
         eb.or(
           columns.map((c) =>

@@ -187,7 +187,10 @@ function intersectRecursive(data: unknown, keyed: Keyed): unknown {
     out[key] =
       rule !== true && (isPlainObject(value) || Array.isArray(value)) ? intersectRecursive(value, rule) : value;
   }
-  return out;
+  // What is left is a PHP array, which json_encode() writes as a list when its keys are 0..n-1: `[]` when
+  // nothing is left (`_fields=bogus`), `[3]` for `categories.0`.
+  const keys = Object.keys(out);
+  return keys.every((key, i) => key === String(i)) ? Object.values(out) : out;
 }
 
 /** rest_filter_response_fields(): keeps only the `_fields` paths of an item or of each item of a list. */

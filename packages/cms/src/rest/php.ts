@@ -43,6 +43,15 @@ export function strtolower(value: string): string {
   return /[A-Z]/.test(value) ? value.replace(/[A-Z]+/g, (run) => run.toLowerCase()) : value;
 }
 
+/**
+ * PHP's stripslashes(): a backslash is dropped and the character after it kept (two backslashes give
+ * one). A backslash and `0`, which PHP turns into U+0000, gives nothing here: a request's strings never hold
+ * U+0000 (see RestRequest.removeNulCharacters).
+ */
+export function stripslashes(value: string): string {
+  return value.includes('\\') ? value.replace(/\\([\s\S]?)/g, (_, next: string) => (next === '0' ? '' : next)) : value;
+}
+
 /** WordPress's absint(). */
 export function absint(value: unknown): number {
   return Math.abs(toInt(value));

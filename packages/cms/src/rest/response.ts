@@ -18,7 +18,8 @@ export interface RestLink {
 export class RestResponse<T = unknown> {
   data: T;
   status: number;
-  headers: Record<string, string | string[]>;
+  /** Header values as set: a number stays a number in `_envelope` and batch bodies, as in WordPress. */
+  headers: Record<string, string | number | string[]>;
   readonly links = new Map<string, RestLink[]>();
   /** The route pattern the request matched, for the `Allow` header. */
   matchedRoute: string | null = null;
@@ -28,7 +29,7 @@ export class RestResponse<T = unknown> {
    */
   raw: { contentType: string; body: string } | undefined = undefined;
 
-  constructor(data: T, status = 200, headers: Record<string, string | string[]> = {}) {
+  constructor(data: T, status = 200, headers: Record<string, string | number | string[]> = {}) {
     this.data = data;
     this.status = status;
     this.headers = { ...headers };
@@ -36,7 +37,7 @@ export class RestResponse<T = unknown> {
 
   /** Sets (replaces) a header. */
   header(name: string, value: string | number): this {
-    this.headers[name] = String(value);
+    this.headers[name] = value;
     return this;
   }
 

@@ -165,7 +165,8 @@ export class RestServer {
     const cleanRoute = route.replace(/^\/+/, '');
     const full = cleanRoute === '' ? `/${ns}` : `/${ns}/${cleanRoute}`;
     if (!this.namespaces.has(ns)) {
-      this.namespaces.set(ns, new Set());
+      // The namespace's own route is one of its members: its index lists it first, as WordPress's does.
+      this.namespaces.set(ns, new Set([`/${ns}`]));
       this.addRoute(ns, `/${ns}`, [this.namespaceIndexEndpoint(ns)], {});
     }
     this.namespaces.get(ns)!.add(full);
@@ -608,7 +609,11 @@ export class RestServer {
     request?: RestRequest,
   ): Promise<unknown> {
     let data = response.data;
-    if (response.links.size > 0 && isPlainObject(data)) data = { ...data, _links: response.linksAsData() };
+    if (response.links.size > 0) {
+      // An item `_fields` emptied is PHP's empty array, which takes `_links` like any other.
+      if (isPlainObject(data)) data = { ...data, _links: response.linksAsData() };
+      else if (Array.isArray(data) && data.length === 0) data = { _links: response.linksAsData() };
+    }
     if (!embed) return data;
     if (Array.isArray(data)) {
       const out: unknown[] = [];
@@ -767,7 +772,9 @@ export class RestServer {
     } else if (input.method.toUpperCase() === 'GET' && !loggedIn) {
       headers.Vary = 'Origin';
     }
-    Object.assign(headers, response.headers);
+    for (const [name, value] of Object.entries(response.headers)) {
+      headers[name] = typeof value === 'number' ? String(value) : value;
+    }
     const status = response.status;
     if (loggedIn || (methodOverridden && status >= 400 && status < 500)) {
       headers.Expires = 'Wed, 11 Jan 1984 05:00:00 GMT';

@@ -20,7 +20,7 @@ import { sanitizeTitleForQuery } from '../content/slugs.ts';
 import type { TaxonomyDef } from '../core/taxonomies.ts';
 import { literalLimit, sqlOffset } from '../db/limit.ts';
 import { RestError } from '../rest/errors.ts';
-import { isPlainObject, toInt } from '../rest/php.ts';
+import { absint, isPlainObject, stripslashes, toInt } from '../rest/php.ts';
 import type { RestRequest } from '../rest/request.ts';
 
 /** What a collection route asks of the list query. */
@@ -63,9 +63,9 @@ export async function taxClauseFromParam(
   let terms: number[] = [];
   let includeChildren = false;
   let operator: TaxClause['operator'] = exclude ? 'NOT IN' : 'IN';
-  if (Array.isArray(value)) terms = value.map(toInt);
+  if (Array.isArray(value)) terms = value.map(absint);
   else if (isPlainObject(value)) {
-    terms = Array.isArray(value.terms) ? value.terms.map(toInt) : [];
+    terms = Array.isArray(value.terms) ? value.terms.map(absint) : [];
     includeChildren = Boolean(value.include_children);
     if (!exclude && value.operator === 'AND') operator = 'AND';
   }
@@ -79,7 +79,8 @@ export async function taxClauseFromParam(
 /** Runs a collection request's query; throws WordPress's errors for impossible orders and pages. */
 export async function listForRest(options: RestListOptions): Promise<RestListPage> {
   const { runtime, request } = options;
-  const ints = (name: string) => (request.get<unknown[]>(name) ?? []).map(toInt);
+  // WP_Query reads every id list through absint(): `include=-5` is post 5.
+  const ints = (name: string) => (request.get<unknown[]>(name) ?? []).map(absint);
   const orderby = String(request.get('orderby') ?? 'date') as PostOrderBy;
   const search = String(request.get('search') ?? '');
   const include = ints('include');
@@ -143,7 +144,8 @@ export async function listForRest(options: RestListOptions): Promise<RestListPag
   const searchClause =
     search !== ''
       ? {
-          text: search,
+          // WP_Query::parse_search() strips slashes first.
+          text: stripslashes(search),
           columns: (request.get<string[]>('search_columns') ?? []) as SearchColumn[],
           exact: request.get('search_semantics') === 'exact',
           loggedIn: request.isLoggedIn,
@@ -171,7 +173,7 @@ export async function listForRest(options: RestListOptions): Promise<RestListPag
       });
       if (options.fileNameSearch) {
         // WordPress also finds attachments by file name (wp_allow_query_attachment_by_filename).
-        const like = `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+        const like = `%${searchClause.text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
         parts.push(
           eb.or([
             inColumns,
