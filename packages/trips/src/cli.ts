@@ -762,11 +762,23 @@ queue
         .orderBy('received_at_ms', 'desc')
         .limit(20)
         .execute();
+      // Scored trips back in the queue because an earlier trip of their driver arrived (fatigue context).
+      const again = await db.db
+        .selectFrom('trip_uploads')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('status', 'in', ['queued', 'scoring'])
+        .where('scored_at_ms', 'is not', null)
+        .executeTakeFirstOrThrow();
       process.stdout.write(
         `${Object.entries(counts)
           .map(([k, v]) => `${k} ${v}`)
           .join(', ')}\n`,
       );
+      if (Number(again.n) > 0) {
+        process.stdout.write(
+          `  ${again.n} of the queued are scored trips to be scored again (an earlier trip of their driver arrived)\n`,
+        );
+      }
       for (const f of failed) process.stdout.write(`  failed ${f.trip_id} (${f.plate}): ${f.last_error}\n`);
     }),
   );
