@@ -7,6 +7,7 @@ import {
   mean,
   nearSeconds,
   per100km,
+  per100kmOf,
   percentile,
   secondOfBin,
   sharePct,
@@ -108,7 +109,7 @@ export const ACCELERATION_MEASURES: Record<string, Measurer> = {
       }
       run = 0;
     }
-    return { value: per100km(d, count) };
+    return { value: per100kmOf(d.speeding.knownLimitDistanceM, count) };
   },
   cruiseThrottleVariability: (d) => {
     const a = accelPerSecond(d);
