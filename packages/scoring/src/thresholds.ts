@@ -25,12 +25,19 @@ export const MAX_ACCURACY_M = 65; // fixes reported worse than this are dropped
 export const STALE_RUN_ENTRY_MPS = 8; // a frozen position entered or left faster than this is stale
 export const DEFAULT_GPS_ACCURACY_M = 5;
 
-/** Harsh longitudinal and lateral events, m/s^2 (insurer mode ~3.0 braking, Sentiance 3.5 cornering). */
+/**
+ * Harsh longitudinal and lateral events, m/s^2 (insurer mode ~3.0 braking, Sentiance 3.5 cornering).
+ * The same values apply to GPS (or OBD) speed changes over 1 s, where research §5.2 proposed 7 mph/s
+ * (3.13 m/s^2) for braking and 3.1 for acceleration: a 1 s mean at the IMU threshold means the IMU saw at
+ * least that for part of the second, so one magnitude per event type keeps GPS-only trips counting about
+ * as many events as IMU trips (README, "Where the anchors disagree"; test/imu-parity.test.ts).
+ */
 export const HARSH_BRAKING_MPS2 = 3.0;
 export const SEVERE_BRAKING_MPS2 = 4.4;
 export const EMERGENCY_BRAKING_MPS2 = 6.0;
 export const HARSH_ACCEL_MPS2 = 2.5;
 export const SEVERE_ACCEL_MPS2 = 3.6;
+/** Severity labels only (an event's `severity: high`); no anchor gives an "extreme" tier, these are ours. */
 export const EXTREME_ACCEL_MPS2 = 4.5;
 export const HARSH_CORNERING_MPS2 = 3.5;
 export const SEVERE_CORNERING_MPS2 = 4.9;
@@ -40,6 +47,7 @@ export const BRAKING_MIN_S = 0.3;
 export const ACCEL_MIN_S = 0.5;
 export const CORNERING_MIN_S = 0.4;
 export const CORNERING_MIN_KMH = 18;
+/** Braking must start while moving (the MOVING_KMH speed); research gives no gate for braking. */
 export const HARSH_MIN_KMH = 5;
 /** Same-type harsh events closer than this merge into one. */
 export const EVENT_MERGE_S = 10;

@@ -170,6 +170,20 @@ describe('scoreTrip', () => {
     expect(theme(trip, 'exposure').themeScore!).toBeLessThan(theme(scoreTrip(emit(calm, {})), 'exposure').themeScore!);
   });
 
+  it('reads the local day and hour of every second, also across midnight', () => {
+    // Friday 23:58:30 in Berlin: the whole trip is Friday night (Fri 22:00 - Sat 05:00), after midnight too.
+    const friday = scoreTrip(
+      emit(drive(urbanDrive(), Date.UTC(2024, 0, 12, 22, 58, 30)), { timeZone: 'Europe/Berlin' }),
+    );
+    expect(factor(friday, 'weekendNightShare').value).toBe(100);
+    // Sunday 23:58:30 to Monday: Sunday night is not a weekend night, and Monday 00:00 is not Sunday.
+    const sunday = scoreTrip(
+      emit(drive(urbanDrive(), Date.UTC(2024, 0, 14, 22, 58, 30)), { timeZone: 'Europe/Berlin' }),
+    );
+    expect(factor(sunday, 'nightDrivingShare').value).toBe(100);
+    expect(factor(sunday, 'weekendNightShare').value).toBe(0);
+  });
+
   it('flags continuous driving with the stint carried over from earlier trips', () => {
     const trip = scoreTrip(emit(calm, {}), { drivingContext: { priorStintMin: 115 } });
     const event = trip.events.find((e) => e.type === 'continuous_driving');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { scoreTelemetry, segmentTrips } from '../src/index.ts';
+import { drivingContextFor, scoreTelemetry, segmentTrips } from '../src/index.ts';
 import { drive, emit, urbanDrive } from './helpers/synthetic-drive.ts';
 
 const leg = urbanDrive();
@@ -36,5 +36,19 @@ describe('segmentTrips', () => {
         .value!;
     expect(stint(1)).toBeGreaterThan(stint(0) * 1.9);
     expect(stint(2)).toBeGreaterThan(stint(1));
+  });
+});
+
+describe('drivingContextFor', () => {
+  it('counts only the part of an earlier trip that fell on the same local day', () => {
+    // 22:00-02:00 Berlin winter time, then a trip at 02:30: two of the four hours were driven "today".
+    const earlier = { startMs: Date.UTC(2024, 0, 15, 21, 0), endMs: Date.UTC(2024, 0, 16, 1, 0) };
+    const context = drivingContextFor([earlier], Date.UTC(2024, 0, 16, 1, 30), { timeZone: 'Europe/Berlin' });
+    expect(context.priorDayDrivingMin).toBeCloseTo(120, 6);
+    expect(context.priorStintMin).toBe(0); // a 30 min break ends the stint
+    // Across the spring-forward night (02:00 -> 03:00 on 31 March), local midnight is still 23:00 UTC.
+    const spring = { startMs: Date.UTC(2024, 2, 30, 22, 30), endMs: Date.UTC(2024, 2, 31, 0, 30) };
+    const after = drivingContextFor([spring], Date.UTC(2024, 2, 31, 4, 0), { timeZone: 'Europe/Berlin' });
+    expect(after.priorDayDrivingMin).toBeCloseTo(90, 6);
   });
 });

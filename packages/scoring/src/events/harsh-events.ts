@@ -201,13 +201,43 @@ function mergeRuns(runs: Run[]): Run[] {
 }
 
 /**
- * Harsh braking, acceleration and cornering events: from the IMU when it is usable, otherwise from GPS
- * (or OBD) speed, with the source recorded on each event.
+ * Grid seconds for which the IMU series has data (at least half of the second's 100 ms bins). An IMU can be
+ * usable for the trip and still be silent for part of it: the stream stopped, a mounting segment could not
+ * be aligned, or the phone was being handled (those bins are blanked).
+ */
+function imuCoveredSeconds(imu: ImuSeries, values: Float32Array, n: number): Uint8Array {
+  const covered = new Uint8Array(n);
+  const binsPerS = 1000 / IMU_BIN_MS;
+  for (let i = 0; i < n; i++) {
+    let c = 0;
+    for (let k = i * binsPerS; k < (i + 1) * binsPerS && k < imu.n; k++) if (!Number.isNaN(values[k]!)) c++;
+    covered[i] = c >= binsPerS / 2 ? 1 : 0;
+  }
+  return covered;
+}
+
+/**
+ * The runs of a rule: from the IMU when it is usable, and from GPS (or OBD) speed over the stretches the
+ * IMU does not cover, so a trip whose accelerometer stopped half-way still has its later events.
+ */
+function runsOf(track: Track, imu: ImuSeries | null, rule: HarshRule): Run[] {
+  if (!imu?.available) return gpsRuns(track, rule);
+  const covered = imuCoveredSeconds(imu, rule.type === 'harsh_cornering' ? imu.latMps2 : imu.longMps2, track.n);
+  const uncovered = gpsRuns(track, rule).filter((run) => {
+    for (let i = secondOf(track, run.startMs); i <= secondOf(track, run.endMs); i++) if (covered[i]) return false;
+    return true;
+  });
+  return [...imuRuns(imu, track, rule), ...uncovered].sort((a, b) => a.startMs - b.startMs);
+}
+
+/**
+ * Harsh braking, acceleration and cornering events: from the IMU when it is usable, otherwise (and where
+ * the IMU has no data) from GPS (or OBD) speed, with the source recorded on each event.
  */
 export function detectHarshEvents(track: Track, imu: ImuSeries | null): FoundEvent[] {
   const found: FoundEvent[] = [];
   for (const rule of Object.values(RULES)) {
-    const runs = mergeRuns(imu?.available ? imuRuns(imu, track, rule) : gpsRuns(track, rule));
+    const runs = mergeRuns(runsOf(track, imu, rule));
     for (const run of runs) {
       const peakS = secondOf(track, run.peakMs);
       const details: Record<string, unknown> = {

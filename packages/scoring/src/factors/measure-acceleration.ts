@@ -7,6 +7,7 @@ import {
   mean,
   nearSeconds,
   per100km,
+  per100kmOf,
   percentile,
   secondOfBin,
   sharePct,
@@ -81,9 +82,11 @@ export const ACCELERATION_MEASURES: Record<string, Measurer> = {
     const values = new Values();
     for (let k = 1; k < long.length - 1; k++) {
       if (!d.moving[secondOfBin(k)]) continue;
-      // Jerk while accelerating: rising acceleration with the vehicle already speeding up.
-      const jerk = long[k]! > 0.5 ? (long[k + 1]! - long[k - 1]!) / 0.2 : 0;
-      if (!Number.isNaN(jerk)) values.push(Math.max(0, jerk));
+      // Jerk while accelerating: rising acceleration with the vehicle already speeding up. A bin without
+      // data (or without a neighbour) is unknown and left out, not counted as no jerk.
+      const jerk = (long[k + 1]! - long[k - 1]!) / 0.2;
+      if (Number.isNaN(jerk) || Number.isNaN(long[k]!)) continue;
+      values.push(long[k]! > 0.5 ? Math.max(0, jerk) : 0);
     }
     return { value: percentile(values, 95) };
   },
@@ -108,7 +111,7 @@ export const ACCELERATION_MEASURES: Record<string, Measurer> = {
       }
       run = 0;
     }
-    return { value: per100km(d, count) };
+    return { value: per100kmOf(d.speeding.knownLimitDistanceM, count) };
   },
   cruiseThrottleVariability: (d) => {
     const a = accelPerSecond(d);

@@ -76,9 +76,11 @@ export const BRAKING_MEASURES: Record<string, Measurer> = {
     const values = new Values();
     for (let k = 1; k < long.length - 1; k++) {
       if (!d.moving[secondOfBin(k)]) continue;
-      // Jerk while braking: deceleration building up with the vehicle already slowing.
-      const jerk = long[k]! < -0.5 ? (long[k + 1]! - long[k - 1]!) / 0.2 : 0;
-      if (!Number.isNaN(jerk)) values.push(Math.max(0, -jerk));
+      // Jerk while braking: deceleration building up with the vehicle already slowing. A bin without data
+      // (or without a neighbour) is unknown and left out, not counted as no jerk.
+      const jerk = (long[k + 1]! - long[k - 1]!) / 0.2;
+      if (Number.isNaN(jerk) || Number.isNaN(long[k]!)) continue;
+      values.push(long[k]! < -0.5 ? Math.max(0, -jerk) : 0);
     }
     return { value: percentile(values, 95) };
   },

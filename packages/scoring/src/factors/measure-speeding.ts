@@ -1,7 +1,7 @@
 import { toleranceKmh } from '../events/speeding.ts';
 import { eventIdsOf, type TripData } from '../score/trip-data.ts';
 import { HIGH_ABSOLUTE_SPEED_KMH } from '../thresholds.ts';
-import { type Measurer, per100km, sharePct } from './measure-util.ts';
+import { type Measurer, per100kmOf, sharePct } from './measure-util.ts';
 
 const SPEEDING = ['speeding'];
 /** A road class share needs at least this much driving on it to say anything. */
@@ -64,13 +64,16 @@ export const SPEEDING_MEASURES: Record<string, Measurer> = {
     for (let i = 0; i < d.track.n; i++) if (d.speeding.band[i]! > 0) m += d.track.stepM[i]!;
     return { value: sharePct(m, d.speeding.knownLimitDistanceM), eventIds: eventIdsOf(d, SPEEDING) };
   },
-  speedingEpisodeRate: (d) => ({ value: per100km(d, d.speeding.episodes.length), eventIds: eventIdsOf(d, SPEEDING) }),
+  speedingEpisodeRate: (d) => ({
+    value: per100kmOf(d.speeding.knownLimitDistanceM, d.speeding.episodes.length),
+    eventIds: eventIdsOf(d, SPEEDING),
+  }),
   minorSpeedingShare: (d) => bandShare(d, 1),
   moderateSpeedingShare: (d) => bandShare(d, 2),
   severeSpeedingShare: (d) => bandShare(d, 3),
   extremeSpeedingRate: (d) => {
     const ids = eventIdsOf(d, SPEEDING, (e) => e.event.details?.band === 'extreme');
-    return { value: per100km(d, ids.length), eventIds: ids };
+    return { value: per100kmOf(d.speeding.knownLimitDistanceM, ids.length), eventIds: ids };
   },
   maxSpeedExcess: (d) => {
     // Held for 3 s, over all known-limit seconds (not only episodes).

@@ -13,7 +13,15 @@ export const MIN_RATE_DISTANCE_KM = 10;
 export const MIN_RATE_HOURS = 0.25;
 
 export function per100km(d: TripData, count: number): number {
-  return (count / Math.max(d.distanceM / 1000, MIN_RATE_DISTANCE_KM)) * 100;
+  return per100kmOf(d.distanceM, count);
+}
+
+/**
+ * A rate per 100 km of the distance on which the events could happen at all: speeding needs a known limit,
+ * so a trip's stretches without one are not compliant kilometres.
+ */
+export function per100kmOf(distanceM: number, count: number): number {
+  return (count / Math.max(distanceM / 1000, MIN_RATE_DISTANCE_KM)) * 100;
 }
 
 export function perHour(d: TripData, amount: number): number {

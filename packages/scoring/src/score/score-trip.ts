@@ -105,19 +105,12 @@ export function scoreTrip(input: TelemetryBatch | readonly Sample[], options: Sc
   const sun = new Float64Array(track.n);
   for (let i = 0; i < track.n; i++) {
     const t = track.tMs[i]!;
-    if (i % 60 === 0) {
-      sun[i] = sunElevationDeg(t, track.lon[i]!, track.lat[i]!);
-      const local = clock.at(t);
-      localHour[i] = local.hour;
-      weekday[i] = local.weekday;
-    } else {
-      // Within a minute, local time advances with the clock (offsets change on whole minutes at worst).
-      const base = i - (i % 60);
-      sun[i] = sun[base]!;
-      const h = localHour[base]! + (i % 60) / 3600;
-      localHour[i] = h >= 24 ? h - 24 : h;
-      weekday[i] = weekday[base]!;
-    }
+    // The sun moves slowly: once a minute is enough. The wall clock is read every second, so the day
+    // changes at midnight and the hour at a summer-time change exactly (not up to a minute late).
+    sun[i] = i % 60 === 0 ? sunElevationDeg(t, track.lon[i]!, track.lat[i]!) : sun[i - (i % 60)]!;
+    const local = localHourAndWeekday(t + clock.offsetMin(t) * 60_000);
+    localHour[i] = local.hour;
+    weekday[i] = local.weekday;
   }
   const context: DrivingContext = {
     priorStintMin: options.drivingContext?.priorStintMin ?? 0,
@@ -267,6 +260,15 @@ function buildResult(
       timeZone: zone,
     },
   };
+}
+
+const DAY_MS = 86_400_000;
+
+/** Hour of day (with fraction) and weekday (0 = Sunday) of an instant already shifted to local time. */
+function localHourAndWeekday(shiftedMs: number): { hour: number; weekday: number } {
+  const day = Math.floor(shiftedMs / DAY_MS);
+  // 1970-01-01 was a Thursday.
+  return { hour: (shiftedMs - day * DAY_MS) / 3_600_000, weekday: (((day + 4) % 7) + 7) % 7 };
 }
 
 function round(value: number, digits: number): number {

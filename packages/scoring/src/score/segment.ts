@@ -133,9 +133,12 @@ export function drivingContextFor(
 ): DrivingContext {
   const trips = previous.filter((p) => p.endMs <= tripStartMs).sort((a, b) => a.startMs - b.startMs);
   const local = localClock(clock.timeZone, clock.lon ?? 0);
-  const day = local.at(tripStartMs).date;
+  // Local midnight before the trip: back by the wall-clock hours, corrected when the offset changed since.
+  const guessMs = tripStartMs - local.at(tripStartMs).hour * 3_600_000;
+  const dayStartMs = guessMs + (local.offsetMin(tripStartMs) - local.offsetMin(guessMs)) * 60_000;
   let priorDayDrivingMin = 0;
-  for (const p of trips) if (local.at(p.endMs).date === day) priorDayDrivingMin += (p.endMs - p.startMs) / 60_000;
+  // An earlier trip that crossed midnight counts with its part after midnight only.
+  for (const p of trips) priorDayDrivingMin += Math.max(0, p.endMs - Math.max(p.startMs, dayStartMs)) / 60_000;
   let priorStintMin = 0;
   let chainStart = tripStartMs;
   for (let k = trips.length - 1; k >= 0; k--) {
