@@ -144,6 +144,39 @@ describe.each(testDialects())('ingest endpoint on $label', (dialect) => {
       expect(driver?.fleet_id).toBe('fleet_acme');
     });
 
+    it('keeps a "__proto__" field of an NDJSON header as a plain field, as in a JSON body, without changing a prototype', async () => {
+      const batch = gpsTrip({ startMs: Date.UTC(2026, 10, 2, 10), vehicle: 'AC-100' });
+      const samples = batch.samples.map((s) => JSON.stringify(s));
+      // JSON.stringify never writes a "__proto__" key from an object literal: the bodies are written by hand.
+      const proto = '"__proto__":{"driverId":"d-proto","machineType":"rocket"}';
+      const headers = { ...auth(connectorKey), 'idempotency-key': 'trip-proto-0001' };
+      const first = await post(`{"schemaVersion":1,"vehicle":"AC-100",${proto},"samples":[${samples.join(',')}]}`, {
+        ...headers,
+        'content-type': 'application/json',
+      });
+      expect(first.statusCode).toBe(202);
+      // The same trip as NDJSON is the same trip: a duplicate, not a 409 (nor a 400 about a machineType it never sent).
+      const repeat = await post([`{"type":"header","vehicle":"AC-100",${proto}}`, ...samples].join('\n'), {
+        ...headers,
+        'content-type': 'application/x-ndjson',
+      });
+      expect(repeat.json()).toEqual({ ok: true, tripId: first.json().tripId, status: 'duplicate' });
+      expect(repeat.statusCode).toBe(200);
+      const row = await database.db
+        .selectFrom('trip_uploads')
+        .select(['driver_id', 'telemetry_gz'])
+        .where('trip_id', '=', first.json().tripId)
+        .executeTakeFirstOrThrow();
+      expect(row.driver_id).toBeNull();
+      const stored = JSON.parse(gunzipSync(row.telemetry_gz).toString('utf8'));
+      expect(Object.getPrototypeOf(stored)).toBe(Object.prototype);
+      expect(Object.getOwnPropertyDescriptor(stored, '__proto__')?.value).toEqual({
+        driverId: 'd-proto',
+        machineType: 'rocket',
+      });
+      expect(stored.driverId).toBeUndefined();
+    });
+
     it('reports scored and failed status with the reason after the worker ran', async () => {
       const worker = new ScoringWorker({ db: database, scorer: fakeScorer(), logger: quietLogger() });
       await worker.drain();
