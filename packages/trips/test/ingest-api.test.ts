@@ -266,6 +266,17 @@ describe.each(testDialects())('ingest endpoint on $label', (dialect) => {
           { 'content-type': '', 'idempotency-key': 'no-type-01' },
           'unsupported Content-Type "": send application/json or application/x-ndjson',
         ],
+        // A body in another charset than UTF-8 would be read as UTF-8, garbled: refused, naming the charset.
+        [
+          Buffer.from(JSON.stringify(good), 'utf16le'),
+          { 'content-type': 'application/json; charset=UTF-16', 'idempotency-key': 'utf16-0001' },
+          'unsupported charset "utf-16" in Content-Type "application/json; charset=UTF-16": send the body as UTF-8',
+        ],
+        [
+          '{"type":"gps"}',
+          { 'content-type': 'application/x-ndjson;charset="iso-8859-1"', 'idempotency-key': 'latin1-0001' },
+          'unsupported charset "iso-8859-1"',
+        ],
         [
           Buffer.from('not gzip at all'),
           { 'content-type': 'application/json', 'content-encoding': 'gzip', 'idempotency-key': 'bad-gzip-01' },
@@ -282,6 +293,18 @@ describe.each(testDialects())('ingest endpoint on $label', (dialect) => {
         expect(res.statusCode, fragment).toBe(400);
         expect(res.json().ok).toBe(false);
         expect(res.json().error, fragment).toContain(fragment);
+      }
+    });
+
+    it('accepts a body declared as UTF-8 or US-ASCII, in any case, quoted or not', async () => {
+      for (const [i, charset] of ['utf-8', 'UTF-8', '"utf-8"', 'US-ASCII', 'utf8'].entries()) {
+        const batch = gpsTrip({ startMs: Date.UTC(2026, 10, 6, 8 + i), vehicle: 'AC-100' });
+        const res = await post(JSON.stringify(batch), {
+          ...auth(connectorKey),
+          'content-type': `application/json; charset=${charset}`,
+          'idempotency-key': `charset-ok-${i}`,
+        });
+        expect(res.statusCode, charset).toBe(202);
       }
     });
 
