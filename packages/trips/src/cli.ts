@@ -9,7 +9,7 @@ import { parseDays, parseExpiry, printRows } from './cli/output.ts';
 import { type TripsConfig, tripsConfigSpec } from './config.ts';
 import { ENVIRONMENTS, type Environment, parseEnvironment } from './environment.ts';
 import { createApiToken, listApiTokens, revokeApiToken } from './store/api-tokens.ts';
-import { createDriver, listDrivers, renameDriver } from './store/drivers.ts';
+import { checkDriverId, createDriver, listDrivers, renameDriver } from './store/drivers.ts';
 import { deleteFleet, fleetDeletionCounts } from './store/fleet-deletion.ts';
 import { createFleet, listFleets, requireFleet } from './store/fleets.ts';
 import { createIngestKey, listIngestKeys, revokeIngestKey } from './store/ingest-keys.ts';
@@ -569,6 +569,8 @@ one that tells.`,
   )
   .action((files: string[], opts: { fleet: string; vehicle?: string; driver?: string; score: boolean; env: string }) =>
     withDatabase(opts.env, async (db) => {
+      // Checked before any file is read: otherwise every trip of every file is rejected for it, one by one.
+      if (opts.driver !== undefined) checkDriverId(opts.driver, '--driver');
       const { importFile, readImportFile } = await lazy.importer();
       const { SingleBar } = await lazy.progress();
       await requireFleet(db.db, opts.fleet);

@@ -279,6 +279,26 @@ describe('admin CLI (npx trips)', () => {
     expect(code).toBe(0);
   }, 60_000);
 
+  it('import refuses a malformed --driver with one line before reading any file, instead of rejecting every trip', async () => {
+    await trips('fleets', 'create', '--name', 'Driver fleet', '--id', 'fleet_drv', '--env', 'sandbox');
+    await trips('vehicles', 'create', '--fleet', 'fleet_drv', '--plate', 'DR-1', '--env', 'sandbox');
+    const file = path.join(dataDir, 'driver.ndjson');
+    const batch = scorableTrip({ startMs: Date.UTC(2026, 10, 5, 7), vehicle: 'DR-1', seed: 6 });
+    writeFileSync(file, batch.samples.map((x) => JSON.stringify(x)).join('\n'));
+    const args = ['import', file, '--fleet', 'fleet_drv', '--vehicle', 'DR-1', '--no-score', '--env', 'sandbox'];
+    for (const driver of ['Jane Doe', '']) {
+      const failure = await trips(...args, '--driver', driver).catch((e) => e);
+      expect(failure.code, driver).toBe(1);
+      expect(failure.stdout, driver).toBe('');
+      expect(failure.stderr.trim().split('\n'), driver).toEqual([
+        `trips: --driver "${driver}" is invalid: 1-64 of A-Z, a-z, 0-9 and . _ : @ -`,
+      ]);
+    }
+    // Nothing was stored; the same file with a well-formed driver id imports.
+    const imported = await trips(...args, '--driver', 'jane.doe@depot-3');
+    expect(imported.stdout).toContain('driver.ndjson: 1 imported, 0 duplicates, 0 rejected');
+  }, 60_000);
+
   it('fails with one line on stderr and a non-zero status for bad input', async () => {
     const failure = await trips('vehicles', 'create', '--fleet', 'fleet_none', '--plate', 'X-1').catch((e) => e);
     expect(failure.code).toBe(1);

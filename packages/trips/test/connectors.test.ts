@@ -271,6 +271,26 @@ describe.each(testDialects())('file connectors on $label', (dialect) => {
       expect(rows).toEqual([{ plate: 'IM-1' }]);
     });
 
+    it('takes no field of an NDJSON header from a "__proto__" key, and changes no prototype', async () => {
+      const lines = [
+        `{"type":"header","clientTripId":"nd-proto-0001","__proto__":{"driverId":"drv-proto","vehicle":"IM-2"}}`,
+        ...Array.from({ length: 30 }, (_, i) =>
+          JSON.stringify({ type: 'gps', t: T0 + (80_000 + i) * 1000, lon: Number(lonAt(i)), lat: 43.73 }),
+        ),
+      ];
+      const file = path.join(dir, 'proto.ndjson');
+      writeFileSync(file, lines.join('\n'));
+      const s = await importFile(database.db, file, options);
+      expect(s).toMatchObject({ trips: 1, imported: 1, rejected: [] });
+      const row = await database.db
+        .selectFrom('trip_uploads')
+        .select(['idempotency_key', 'driver_id', 'plate'])
+        .where('trip_id', '=', s.tripIds[0]!)
+        .executeTakeFirstOrThrow();
+      expect(row).toEqual({ idempotency_key: 'nd-proto-0001', driver_id: null, plate: 'IM-1' });
+      expect(({} as Record<string, unknown>).driverId).toBeUndefined();
+    });
+
     it('rejects an NDJSON trip with a value nested too deeply to be stored, and imports the next one', async () => {
       const gps = (offsetS: number, i: number) =>
         JSON.stringify({ type: 'gps', t: T0 + (offsetS + i) * 1000, lon: Number(lonAt(i)), lat: 43.73 });

@@ -144,6 +144,39 @@ describe.each(testDialects())('ingest endpoint on $label', (dialect) => {
       expect(driver?.fleet_id).toBe('fleet_acme');
     });
 
+    it('keeps a "__proto__" field of an NDJSON header as a plain field, as in a JSON body, without changing a prototype', async () => {
+      const batch = gpsTrip({ startMs: Date.UTC(2026, 10, 2, 10), vehicle: 'AC-100' });
+      const samples = batch.samples.map((s) => JSON.stringify(s));
+      // JSON.stringify never writes a "__proto__" key from an object literal: the bodies are written by hand.
+      const proto = '"__proto__":{"driverId":"d-proto","machineType":"rocket"}';
+      const headers = { ...auth(connectorKey), 'idempotency-key': 'trip-proto-0001' };
+      const first = await post(`{"schemaVersion":1,"vehicle":"AC-100",${proto},"samples":[${samples.join(',')}]}`, {
+        ...headers,
+        'content-type': 'application/json',
+      });
+      expect(first.statusCode).toBe(202);
+      // The same trip as NDJSON is the same trip: a duplicate, not a 409 (nor a 400 about a machineType it never sent).
+      const repeat = await post([`{"type":"header","vehicle":"AC-100",${proto}}`, ...samples].join('\n'), {
+        ...headers,
+        'content-type': 'application/x-ndjson',
+      });
+      expect(repeat.json()).toEqual({ ok: true, tripId: first.json().tripId, status: 'duplicate' });
+      expect(repeat.statusCode).toBe(200);
+      const row = await database.db
+        .selectFrom('trip_uploads')
+        .select(['driver_id', 'telemetry_gz'])
+        .where('trip_id', '=', first.json().tripId)
+        .executeTakeFirstOrThrow();
+      expect(row.driver_id).toBeNull();
+      const stored = JSON.parse(gunzipSync(row.telemetry_gz).toString('utf8'));
+      expect(Object.getPrototypeOf(stored)).toBe(Object.prototype);
+      expect(Object.getOwnPropertyDescriptor(stored, '__proto__')?.value).toEqual({
+        driverId: 'd-proto',
+        machineType: 'rocket',
+      });
+      expect(stored.driverId).toBeUndefined();
+    });
+
     it('reports scored and failed status with the reason after the worker ran', async () => {
       const worker = new ScoringWorker({ db: database, scorer: fakeScorer(), logger: quietLogger() });
       await worker.drain();
@@ -233,6 +266,17 @@ describe.each(testDialects())('ingest endpoint on $label', (dialect) => {
           { 'content-type': '', 'idempotency-key': 'no-type-01' },
           'unsupported Content-Type "": send application/json or application/x-ndjson',
         ],
+        // A body in another charset than UTF-8 would be read as UTF-8, garbled: refused, naming the charset.
+        [
+          Buffer.from(JSON.stringify(good), 'utf16le'),
+          { 'content-type': 'application/json; charset=UTF-16', 'idempotency-key': 'utf16-0001' },
+          'unsupported charset "utf-16" in Content-Type "application/json; charset=UTF-16": send the body as UTF-8',
+        ],
+        [
+          '{"type":"gps"}',
+          { 'content-type': 'application/x-ndjson;charset="iso-8859-1"', 'idempotency-key': 'latin1-0001' },
+          'unsupported charset "iso-8859-1"',
+        ],
         [
           Buffer.from('not gzip at all'),
           { 'content-type': 'application/json', 'content-encoding': 'gzip', 'idempotency-key': 'bad-gzip-01' },
@@ -249,6 +293,18 @@ describe.each(testDialects())('ingest endpoint on $label', (dialect) => {
         expect(res.statusCode, fragment).toBe(400);
         expect(res.json().ok).toBe(false);
         expect(res.json().error, fragment).toContain(fragment);
+      }
+    });
+
+    it('accepts a body declared as UTF-8 or US-ASCII, in any case, quoted or not', async () => {
+      for (const [i, charset] of ['utf-8', 'UTF-8', '"utf-8"', 'US-ASCII', 'utf8'].entries()) {
+        const batch = gpsTrip({ startMs: Date.UTC(2026, 10, 6, 8 + i), vehicle: 'AC-100' });
+        const res = await post(JSON.stringify(batch), {
+          ...auth(connectorKey),
+          'content-type': `application/json; charset=${charset}`,
+          'idempotency-key': `charset-ok-${i}`,
+        });
+        expect(res.statusCode, charset).toBe(202);
       }
     });
 

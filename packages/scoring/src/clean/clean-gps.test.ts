@@ -57,4 +57,19 @@ describe('cleanGps', () => {
     expect(clean.lat[3]).toBeCloseTo(48.10001, 6);
     for (let i = 1; i < clean.count; i++) expect(clean.tMs[i]!).toBeGreaterThan(clean.tMs[i - 1]!);
   });
+
+  it('keeps, of equally accurate fixes sharing a timestamp, the one on the track, whatever order they came in', () => {
+    const fixes = straight(20, 15);
+    // A stray second fix at the same time as fix 8, 300 m north, with the same reported accuracy.
+    const stray = { ...fixes[8]!, lat: fixes[8]!.lat + 300 / 111_320 };
+    const strayFirst = cleanGps([...fixes.slice(0, 8), stray, ...fixes.slice(8)]);
+    const strayLast = cleanGps([...fixes.slice(0, 9), stray, ...fixes.slice(9)]);
+    for (const clean of [strayFirst, strayLast]) {
+      expect(clean.report).toMatchObject({ duplicateTimes: 1, spikes: 0, jumps: 0 });
+      expect(clean.count).toBe(20);
+      expect(clean.lat[8]).toBe(fixes[8]!.lat);
+    }
+    expect(strayFirst.lon).toEqual(strayLast.lon);
+    expect(strayFirst.lat).toEqual(strayLast.lat);
+  });
 });

@@ -37,7 +37,7 @@ export interface CleanGps {
 const SAME_POSITION_M = 0.05;
 
 /**
- * Cleans the GPS fixes among `samples`: sorts them, keeps the most accurate fix per timestamp, drops fixes
+ * Cleans the GPS fixes among `samples`: sorts them, keeps one fix per timestamp (see pickDuplicate), drops fixes
  * reported as inaccurate, drops stale repeated positions (a receiver holding its last fix while the car
  * moves on, as in a tunnel), drops single-fix spikes and marks persistent jumps as breaks.
  */
@@ -60,21 +60,25 @@ export function cleanGps(samples: readonly Sample[]): CleanGps {
     jumps: 0,
   };
 
-  // 1. One fix per timestamp (the most accurate), none reported worse than MAX_ACCURACY_M.
-  const kept: GpsSample[] = [];
+  // 1. One fix per timestamp, none reported worse than MAX_ACCURACY_M.
+  const accurate: GpsSample[] = [];
   for (const fix of fixes) {
-    const accuracy = fix.accuracyM ?? DEFAULT_GPS_ACCURACY_M;
-    if (accuracy > MAX_ACCURACY_M) {
-      report.inaccurate++;
-      continue;
+    if ((fix.accuracyM ?? DEFAULT_GPS_ACCURACY_M) > MAX_ACCURACY_M) report.inaccurate++;
+    else accurate.push(fix);
+  }
+  const kept: GpsSample[] = [];
+  for (let i = 0; i < accurate.length; ) {
+    let end = i + 1;
+    while (end < accurate.length && accurate[end]!.t === accurate[i]!.t) end++;
+    if (end - i === 1) kept.push(accurate[i]!);
+    else {
+      report.duplicateTimes += end - i - 1;
+      let nextEnd = end + 1;
+      while (nextEnd < accurate.length && accurate[nextEnd]!.t === accurate[end]!.t) nextEnd++;
+      const next = end < accurate.length ? accurate.slice(end, nextEnd) : [];
+      kept.push(pickDuplicate(accurate.slice(i, end), kept[kept.length - 1], next));
     }
-    const last = kept[kept.length - 1];
-    if (last !== undefined && last.t === fix.t) {
-      report.duplicateTimes++;
-      if (accuracy < (last.accuracyM ?? DEFAULT_GPS_ACCURACY_M)) kept[kept.length - 1] = fix;
-      continue;
-    }
-    kept.push(fix);
+    i = end;
   }
   const n = kept.length;
   let latSum = 0;
@@ -162,6 +166,48 @@ export function cleanGps(samples: readonly Sample[]): CleanGps {
   }
   report.keptFixes = m;
   return out;
+}
+
+/**
+ * The fix kept of several sharing a timestamp (a device re-sending a buffer, two location providers): the most
+ * accurate; among equally accurate ones, the one nearest to where the neighbouring timestamps put the vehicle
+ * (between the fix kept before and the mean of the fixes after, by time), then by position, speed, heading, altitude.
+ * So the choice does not depend on the order the fixes were sent in, and a stray duplicate does not displace the
+ * fix consistent with the track (which the spike check would then drop as well, leaving a gap).
+ */
+function pickDuplicate(group: readonly GpsSample[], before: GpsSample | undefined, after: readonly GpsSample[]) {
+  const accuracy = (f: GpsSample) => f.accuracyM ?? DEFAULT_GPS_ACCURACY_M;
+  const best = Math.min(...group.map(accuracy));
+  const candidates = group.filter((f) => accuracy(f) === best);
+  const t = candidates[0]!.t;
+  let reference: { lon: number; lat: number } | undefined;
+  if (after.length > 0) {
+    const next = {
+      t: after[0]!.t,
+      lon: after.reduce((sum, f) => sum + f.lon, 0) / after.length,
+      lat: after.reduce((sum, f) => sum + f.lat, 0) / after.length,
+    };
+    const w = before !== undefined ? (t - before.t) / (next.t - before.t) : 1;
+    reference =
+      before !== undefined
+        ? { lon: before.lon + w * (next.lon - before.lon), lat: before.lat + w * (next.lat - before.lat) }
+        : next;
+  } else if (before !== undefined) reference = before;
+  const kx = Math.cos((candidates[0]!.lat * Math.PI) / 180);
+  const offset = (f: GpsSample) =>
+    reference === undefined ? 0 : Math.hypot((f.lon - reference.lon) * kx, f.lat - reference.lat);
+  let pick = candidates[0]!;
+  for (const f of candidates.slice(1)) {
+    const order =
+      offset(f) - offset(pick) ||
+      f.lon - pick.lon ||
+      f.lat - pick.lat ||
+      (f.speedMps ?? -1) - (pick.speedMps ?? -1) ||
+      (f.headingDeg ?? -1) - (pick.headingDeg ?? -1) ||
+      (f.altitudeM ?? -1e6) - (pick.altitudeM ?? -1e6);
+    if (order < 0) pick = f;
+  }
+  return pick;
 }
 
 function markStaleRuns(

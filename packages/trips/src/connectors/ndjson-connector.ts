@@ -53,7 +53,7 @@ export function readNdjson(text: string): FileContents {
     const record = value as Record<string, unknown>;
     if (Array.isArray(record.samples)) {
       finish();
-      const meta = Object.fromEntries(META_KEYS.filter((k) => k in record).map((k) => [k, record[k]]));
+      const meta = Object.fromEntries(META_KEYS.filter((k) => Object.hasOwn(record, k)).map((k) => [k, record[k]]));
       out.trips.push({
         label: `line ${lineNo}`,
         samples: record.samples as Sample[],
@@ -64,7 +64,7 @@ export function readNdjson(text: string): FileContents {
     }
     if (record.type === 'header') {
       finish();
-      const meta = Object.fromEntries(META_KEYS.filter((k) => k in record).map((k) => [k, record[k]]));
+      const meta = Object.fromEntries(META_KEYS.filter((k) => Object.hasOwn(record, k)).map((k) => [k, record[k]]));
       current = { first: lineNo, samples: [], lines: [], meta: meta as Partial<TelemetryMeta> };
       continue;
     }

@@ -84,7 +84,15 @@ export async function buildIngestApp(options: IngestAppOptions): Promise<Fastify
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(['application/json', 'application/x-ndjson'], { parseAs: 'buffer' }, (req, body, done) => {
-    const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    const contentType = req.headers['content-type'] ?? '';
+    // The body is read as UTF-8: one in another charset would be stored garbled (or refused for a reason that
+    // does not say why), so it is refused naming the charset.
+    const charset = charsetOf(contentType);
+    if (charset !== undefined && !UTF8_CHARSETS.has(charset)) {
+      done(unsupportedCharset(contentType, charset), undefined);
+      return;
+    }
+    const type = contentType.split(';')[0]!.trim().toLowerCase();
     done(null, { format: type === 'application/x-ndjson' ? 'ndjson' : 'json', bytes: body as Buffer });
   });
   app.addContentTypeParser('*', (req, _payload, done) => {
@@ -218,6 +226,31 @@ function unsupportedContentType(req: FastifyRequest): ApiError {
   return new ApiError(
     400,
     `unsupported Content-Type ${JSON.stringify((req.headers['content-type'] ?? '').slice(0, 100))}: send application/json or application/x-ndjson`,
+  );
+}
+
+/** Charsets a body may declare: UTF-8 (also spelt `utf8`) and its subset US-ASCII. */
+const UTF8_CHARSETS = new Set(['utf-8', 'utf8', 'us-ascii']);
+
+/** The `charset` parameter of a Content-Type, lower case and unquoted, or undefined when there is none. */
+function charsetOf(contentType: string): string | undefined {
+  for (const parameter of contentType.split(';').slice(1)) {
+    const eq = parameter.indexOf('=');
+    if (eq < 0 || parameter.slice(0, eq).trim().toLowerCase() !== 'charset') continue;
+    return parameter
+      .slice(eq + 1)
+      .trim()
+      .replace(/^"(.*)"$/, '$1')
+      .toLowerCase();
+  }
+  return undefined;
+}
+
+/** The 400 for a JSON or NDJSON body declared in a charset other than UTF-8. */
+function unsupportedCharset(contentType: string, charset: string): ApiError {
+  return new ApiError(
+    400,
+    `unsupported charset ${JSON.stringify(charset.slice(0, 40))} in Content-Type ${JSON.stringify(contentType.slice(0, 100))}: send the body as UTF-8 (charset=utf-8, or no charset)`,
   );
 }
 

@@ -41,8 +41,7 @@ export function parseNdjsonBatch(text: string, where: string, firstLine = 1): Re
       if (seenContent) {
         throw new InvalidInputError(`${where} ${i + firstLine}: the header line must come before the samples`);
       }
-      const { type: _type, ...meta } = record;
-      Object.assign(batch, meta);
+      copyHeaderFields(batch, record);
     } else {
       samples.push(record);
     }
@@ -51,4 +50,17 @@ export function parseNdjsonBatch(text: string, where: string, firstLine = 1): Re
   if (!seenContent) throw new InvalidInputError('the request body is empty: send samples, one JSON object per line');
   batch.samples = samples;
   return batch;
+}
+
+/**
+ * Copies a header line's own fields (all but `type`) onto the batch as own data properties, as JSON.parse
+ * makes them in a JSON body. Assigning them (`Object.assign`, `batch[key] = value`) would run the `__proto__`
+ * setter for a `"__proto__"` key and replace the batch's prototype: its fields would then be inherited,
+ * seen by validation and dropped from what is stored.
+ */
+function copyHeaderFields(batch: Record<string, unknown>, header: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(header)) {
+    if (key === 'type') continue;
+    Object.defineProperty(batch, key, { value, enumerable: true, writable: true, configurable: true });
+  }
 }
