@@ -1,4 +1,4 @@
-import { IMU_BIN_MS, type ImuSeries } from '../imu/imu-series.ts';
+import { IMU_BIN_MS, type ImuSeries, imuCoveredSeconds } from '../imu/imu-series.ts';
 import type { EventType } from '../result.ts';
 import {
   ACCEL_MIN_S,
@@ -201,28 +201,12 @@ function mergeRuns(runs: Run[]): Run[] {
 }
 
 /**
- * Grid seconds for which the IMU series has data (at least half of the second's 100 ms bins). An IMU can be
- * usable for the trip and still be silent for part of it: the stream stopped, a mounting segment could not
- * be aligned, or the phone was being handled (those bins are blanked).
- */
-function imuCoveredSeconds(imu: ImuSeries, values: Float32Array, n: number): Uint8Array {
-  const covered = new Uint8Array(n);
-  const binsPerS = 1000 / IMU_BIN_MS;
-  for (let i = 0; i < n; i++) {
-    let c = 0;
-    for (let k = i * binsPerS; k < (i + 1) * binsPerS && k < imu.n; k++) if (!Number.isNaN(values[k]!)) c++;
-    covered[i] = c >= binsPerS / 2 ? 1 : 0;
-  }
-  return covered;
-}
-
-/**
  * The runs of a rule: from the IMU when it is usable, and from GPS (or OBD) speed over the stretches the
  * IMU does not cover, so a trip whose accelerometer stopped half-way still has its later events.
  */
 function runsOf(track: Track, imu: ImuSeries | null, rule: HarshRule): Run[] {
   if (!imu?.available) return gpsRuns(track, rule);
-  const covered = imuCoveredSeconds(imu, rule.type === 'harsh_cornering' ? imu.latMps2 : imu.longMps2, track.n);
+  const covered = imuCoveredSeconds(rule.type === 'harsh_cornering' ? imu.latMps2 : imu.longMps2, track.n);
   const uncovered = gpsRuns(track, rule).filter((run) => {
     for (let i = secondOf(track, run.startMs); i <= secondOf(track, run.endMs); i++) if (covered[i]) return false;
     return true;

@@ -1,3 +1,4 @@
+import { imuBinsPerSecond } from '../imu/imu-series.ts';
 import { memo, type TripData } from '../score/trip-data.ts';
 
 /** A factor's raw value with the events behind it, or why it could not be computed. */
@@ -127,6 +128,84 @@ function computeAccelPerSecond(d: TripData): Float64Array {
     out[i] = c >= 5 ? s / c : d.track.accelMps2[i]!;
   }
   return out;
+}
+
+export type ImuAxis = 'long' | 'lat' | 'yaw';
+
+/**
+ * How many of each grid second's ten IMU bins have data on an axis; all 0 without a usable IMU (without a
+ * usable gyroscope for 'yaw'). A second with fewer than five is not covered by the IMU (`imuCoveredSeconds`,
+ * the same rule the harsh events use): the stream stopped, a mount segment was not aligned, or the phone
+ * was being handled there.
+ */
+export function imuBins(d: TripData, axis: ImuAxis): Uint8Array {
+  return memo(d, `imuBins:${axis}`, () => {
+    const imu = d.imu;
+    const usable = axis === 'yaw' ? imu?.gyroAvailable : imu?.available;
+    if (!imu || !usable) return new Uint8Array(d.track.n);
+    const values = axis === 'long' ? imu.longMps2 : axis === 'lat' ? imu.latMps2 : imu.yawRateDps;
+    return imuBinsPerSecond(values, d.track.n);
+  });
+}
+
+/** Whether grid second i is covered by the IMU on an axis (at least half of its bins have data). */
+export function imuCovers(bins: Uint8Array, i: number): boolean {
+  return bins[i]! >= 5;
+}
+
+/**
+ * The peak of a GPS (or OBD) series over the moving seconds the IMU does not cover on an axis (0 if none):
+ * the IMU-based peak factors take the larger of this and their IMU peak, so a hard manoeuvre during an IMU
+ * silence is not lost. A maximum cannot be pulled down by a source that reads a little low: GPS values are
+ * means over 1-2 s, about level with the IMU's sustained 0.3-0.5 s peaks for braking and acceleration
+ * (GPS-only / IMU peak on the simulated population: median 1.01 and 1.02) and some 9 % under them for
+ * cornering (median 0.91), so no scaling (which would also scale GPS noise). Exactly the IMU peak when
+ * the IMU covers every second.
+ */
+export function gpsPeakWhereImuSilent(d: TripData, axis: ImuAxis, gps: (i: number) => number): number {
+  const bins = imuBins(d, axis);
+  let peak = 0;
+  for (let i = 0; i < d.track.n; i++) {
+    if (imuCovers(bins, i) || !d.moving[i]) continue;
+    const v = gps(i);
+    if (v > peak) peak = v;
+  }
+  return peak;
+}
+
+/**
+ * Adds GPS (or OBD) values to an IMU percentile for the seconds the IMU does not cover on an axis, each
+ * such second weighing as much as a covered one: its GPS value stands in for the bins that have no data
+ * (10 minus the few it has), so the percentile stays one taken over moving time. `gps(i)` returns NaN
+ * where the second does not qualify (not moving, too slow, no GPS value); nothing is added when the IMU
+ * covers every second.
+ */
+export function addGpsWhereImuSilent(values: Values, d: TripData, axis: ImuAxis, gps: (i: number) => number): void {
+  const bins = imuBins(d, axis);
+  // Without a usable IMU every second is GPS and weighs the same anyway: one value each, as before.
+  const imuUsable = axis === 'yaw' ? d.imu?.gyroAvailable === true : d.imu?.available === true;
+  for (let i = 0; i < d.track.n; i++) {
+    if (imuCovers(bins, i)) continue;
+    const v = gps(i);
+    if (!Number.isFinite(v)) continue;
+    if (!imuUsable) values.push(v);
+    else for (let c = bins[i]!; c < 10; c++) values.push(v);
+  }
+}
+
+/**
+ * Distance the IMU covers on an axis, metres: the trip's distance less that of the seconds it does not
+ * cover. The IMU-only rate factors (combined g, swerving, accelerating in curves, braking in turns) count
+ * events only the IMU can see, so a silent stretch is not event-free driving: like speeding per km with a
+ * known limit, they are rates per 100 km the IMU watched. Exactly the trip's distance with full coverage.
+ */
+export function imuCoveredDistanceM(d: TripData, axis: ImuAxis): number {
+  return memo(d, `imuCoveredDistanceM:${axis}`, () => {
+    const bins = imuBins(d, axis);
+    let silentM = 0;
+    for (let i = 1; i < d.track.n; i++) if (!imuCovers(bins, i)) silentM += d.track.stepM[i]!;
+    return silentM > 0 ? Math.max(0, d.distanceM - silentM) : d.distanceM;
+  });
 }
 
 /** Largest value held for `bins` consecutive IMU bins (the minimum of the window), over moving bins. */

@@ -120,6 +120,30 @@ function fillShortHoles(axes: Axes, maxBins: number): void {
   }
 }
 
+/** How many of grid second i's 100 ms bins have data (bins 10 i .. 10 i + 9), per second of an n-second grid. */
+export function imuBinsPerSecond(values: Float32Array, n: number): Uint8Array {
+  const counts = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    let c = 0;
+    for (let k = i * BINS_PER_S; k < (i + 1) * BINS_PER_S && k < values.length; k++) if (!Number.isNaN(values[k]!)) c++;
+    counts[i] = c;
+  }
+  return counts;
+}
+
+/**
+ * Grid seconds for which an IMU axis has data (at least half of the second's 100 ms bins). An IMU can be
+ * usable for the trip and still be silent for part of it: the stream stopped, a mounting segment could not
+ * be aligned, or the phone was being handled (those bins are blanked). Harsh events and the peak and
+ * percentile factors take GPS (or OBD) speed for the seconds this leaves out.
+ */
+export function imuCoveredSeconds(values: Float32Array, n: number): Uint8Array {
+  const counts = imuBinsPerSecond(values, n);
+  const covered = new Uint8Array(n);
+  for (let i = 0; i < n; i++) covered[i] = counts[i]! >= BINS_PER_S / 2 ? 1 : 0;
+  return covered;
+}
+
 /** Builds the vehicle-frame IMU series of a trip, aligning a device-frame IMU against the GPS track. */
 export function buildImuSeries(samples: readonly Sample[], track: Track, frame: 'vehicle' | 'device'): ImuSeries {
   const n = track.n * BINS_PER_S;
