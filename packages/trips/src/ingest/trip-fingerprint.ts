@@ -63,7 +63,10 @@ function omitted(value: unknown): boolean {
 
 /** The samples as a set: in time order, then samples of the same time by their canonical encoding. */
 function writeSamples(hash: Hash, samples: readonly unknown[]): void {
-  const encoded = samples.map((sample) => ({ t: timeOf(sample), json: canonicalJsonInArray(sample) }));
+  const encoded = samples.map((sample) => ({
+    t: timeOf(sample),
+    json: omitted(sample) ? 'null' : canonicalJson(sample),
+  }));
   encoded.sort((a, b) => a.t - b.t || (a.json < b.json ? -1 : a.json > b.json ? 1 : 0));
   hash.update('[');
   for (let i = 0; i < encoded.length; i++) hash.update(i === 0 ? encoded[i]!.json : `,${encoded[i]!.json}`);
@@ -102,17 +105,17 @@ export function canonicalJson(value: unknown): string {
   if (object instanceof Number || object instanceof String || object instanceof Boolean) {
     return JSON.stringify(object);
   }
-  if (Array.isArray(object)) return `[${object.map(canonicalJsonInArray).join(',')}]`;
   const parts: string[] = [];
+  if (Array.isArray(object)) {
+    // A loop, not map(): one stack frame per level of nesting, so that whatever JSON.stringify could write
+    // (telemetryJson stores it) is walked too.
+    for (const item of object) parts.push(omitted(item) ? 'null' : canonicalJson(item));
+    return `[${parts.join(',')}]`;
+  }
   for (const key of Object.keys(object).sort()) {
     const item = object[key];
     if (omitted(item)) continue;
     parts.push(`${JSON.stringify(key)}:${canonicalJson(item)}`);
   }
   return `{${parts.join(',')}}`;
-}
-
-/** In an array, JSON.stringify writes undefined, functions and symbols as null. */
-function canonicalJsonInArray(item: unknown): string {
-  return omitted(item) ? 'null' : canonicalJson(item);
 }
