@@ -9,7 +9,7 @@ import { InvalidInputError } from '../errors.ts';
  * (`schemaVersion`, `clientTripId`, the resolved plate as `vehicle`, `driverId`, `deviceId`, `machineType`,
  * `imuFrame`, `timeZone`, `phoneMonitored`, any other field the sender added) and every sample with every field
  * it has, times in whole milliseconds. Whatever would make the stored telemetry differ as data makes another
- * trip. What does not count, since it changes nothing stored as data nor scored:
+ * trip. What does not count (the same data serialised another way; the first copy stays stored and scored):
  * - the order of the keys of any object (the batch, a sample, a nested unknown field),
  * - the form of the body (JSON or NDJSON with a header line, gzip or not, spacing, `1.0` for `1`, escapes),
  * - the order of the samples: they are taken as a set of samples ordered by time, then samples of the same
@@ -18,7 +18,7 @@ import { InvalidInputError } from '../errors.ts';
  * Arrays other than `samples` (inside unknown fields) keep their order: it is their data.
  *
  * The canonical encoding is JSON with the keys of every object sorted by UTF-16 code units and no spaces,
- * numbers and strings written as JSON.stringify writes them (the same as RFC 8785, JCS): two values that
+ * numbers and strings written as JSON.stringify writes them (as RFC 8785, JCS, does): two values that
  * JSON.parse reads as equal encode the same. Fields JSON.stringify leaves out (undefined) are left out, so the
  * fingerprint of a batch equals that of its stored JSON read back, which is how rows stored before this
  * fingerprint existed are compared (accept-upload.ts).
