@@ -1,14 +1,16 @@
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
-import { gzip } from 'node:zlib';
+import { gunzip, gzip } from 'node:zlib';
 import { UniqueViolationError, withTransaction } from '@svc/platform';
 import { type TelemetryBatch, validateTelemetry } from '@svc/scoring';
 import { ForbiddenError, IdempotencyConflictError, InvalidInputError } from '../errors.ts';
 import { canonicalPlate, newTripId, PLATE_PATTERN } from '../ids.ts';
 import { checkDriverId, ensureDriver } from '../store/drivers.ts';
 import type { TripsDb } from '../store/open-trips-database.ts';
+import { tripFingerprint } from './trip-fingerprint.ts';
 
 const gzipAsync = promisify(gzip);
+const gunzipAsync = promisify(gunzip);
 
 /**
  * How far after the server's clock a trip may end: a device clock a little fast (or a server's a little slow)
@@ -46,7 +48,9 @@ export interface AcceptedUpload {
  * the sender's rights, then stores it and queues its scoring in one commit. Only after that commit may
  * the caller acknowledge. The same key in the same fleet is the same trip: a repeat of the same trip
  * returns the stored trip id and changes nothing; the key sent with different telemetry (or for another
- * vehicle or driver) is an IdempotencyConflictError, so that neither trip is dropped unnoticed.
+ * vehicle or driver) is an IdempotencyConflictError, so that neither trip is dropped unnoticed. "The same
+ * trip" is the same canonical fingerprint (trip-fingerprint.ts): the same stored fields and samples, whatever
+ * the key order, the body's form or the order of samples of the same time.
  */
 export async function acceptUpload(
   db: TripsDb,
@@ -101,11 +105,14 @@ export async function acceptUpload(
   const samples = batch.samples.map((s) => (Number.isInteger(s.t) ? s : { ...s, t: Math.round(s.t) }));
   const stored: TelemetryBatch = { ...batch, samples, clientTripId: idempotencyKey, vehicle: vehicle.plate };
   const json = telemetryJson(stored);
+  // The SHA-256 of the stored bytes proves the telemetry is stored whole; it follows the sender's key order
+  // and the upload order of samples of the same time, so the same trip re-serialised has another one.
   const sha256 = createHash('sha256').update(json).digest('hex');
-  // A repeat is recognised by the hash of what would be stored: the same trip sent again gives the same
-  // bytes (validation orders samples deterministically, identity is resolved the same way).
+  // A repeat is recognised by the canonical fingerprint of what would be stored (identity resolved the same
+  // way), which does not depend on key order, body form or the order of samples of the same time.
+  const fingerprint = tripFingerprint(stored);
   const existing = await findByIdempotencyKey(db, sender.fleetId, idempotencyKey);
-  if (existing) return repeatOf(existing, sha256, idempotencyKey);
+  if (existing) return repeatOf(db, existing, { sha256, fingerprint }, idempotencyKey);
   const telemetryGz = await gzipAsync(json);
   const tripId = newTripId();
 
@@ -128,6 +135,7 @@ export async function acceptUpload(
           first_sample_ms: stored.samples[0]!.t,
           telemetry_gz: telemetryGz,
           telemetry_sha256: sha256,
+          telemetry_fingerprint: fingerprint,
           status: 'queued',
           attempts: 0,
           next_attempt_at_ms: nowMs,
@@ -142,7 +150,7 @@ export async function acceptUpload(
     // Two uploads of the same trip raced; the other one won and this is its repeat.
     if (err instanceof UniqueViolationError) {
       const winner = await findByIdempotencyKey(db, sender.fleetId, idempotencyKey);
-      if (winner) return repeatOf(winner, sha256, idempotencyKey);
+      if (winner) return repeatOf(db, winner, { sha256, fingerprint }, idempotencyKey);
     }
     throw err;
   }
@@ -164,24 +172,64 @@ export function telemetryJson(value: unknown): string {
   }
 }
 
-type StoredUpload = { trip_id: string; telemetry_sha256: string };
+type StoredUpload = { trip_id: string; telemetry_sha256: string; telemetry_fingerprint: string | null };
 
 async function findByIdempotencyKey(db: TripsDb, fleetId: string, key: string): Promise<StoredUpload | undefined> {
   return db
     .selectFrom('trip_uploads')
-    .select(['trip_id', 'telemetry_sha256'])
+    .select(['trip_id', 'telemetry_sha256', 'telemetry_fingerprint'])
     .where('fleet_id', '=', fleetId)
     .where('idempotency_key', '=', key)
     .executeTakeFirst();
 }
 
 /** The answer to a key already stored: the same trip is a duplicate, other telemetry a conflict. */
-function repeatOf(stored: StoredUpload, sha256: string, key: string): AcceptedUpload {
-  if (stored.telemetry_sha256 === sha256) return { tripId: stored.trip_id, status: 'duplicate' };
+async function repeatOf(
+  db: TripsDb,
+  stored: StoredUpload,
+  upload: { sha256: string; fingerprint: string },
+  key: string,
+): Promise<AcceptedUpload> {
+  if (await isSameTrip(db, stored, upload)) return { tripId: stored.trip_id, status: 'duplicate' };
   throw new IdempotencyConflictError(
     `Idempotency-Key "${key}" was already used in this fleet for a different trip (${stored.trip_id}): ` +
       'a repeat must send the same telemetry; a new trip needs a new key',
   );
+}
+
+/**
+ * Whether an upload is the trip stored under its key: the same canonical fingerprint.
+ *
+ * A row stored before migration 0015 (or, during a rolling deploy, by a node still running the previous
+ * version) has no fingerprint. The same bytes (the old SHA-256) are the same trip at once; otherwise its
+ * fingerprint is computed here from its stored telemetry rather than answering from the old SHA-256 alone,
+ * which would keep refusing with a 409 (do not retry) the very repeats this rule exists for: a trip sent just
+ * before the deploy and retried just after in another form would be lost. This path is rare (a repeat whose
+ * bytes differ, of a row without a fingerprint) and reads one row; nothing is written, so a repeat changes
+ * nothing, and the old row keeps its telemetry and its null fingerprint. Once the telemetry has been deleted
+ * (retention, a driver's erasure) only the old SHA-256 is left to compare, as before.
+ */
+async function isSameTrip(
+  db: TripsDb,
+  stored: StoredUpload,
+  upload: { sha256: string; fingerprint: string },
+): Promise<boolean> {
+  if (stored.telemetry_fingerprint !== null) return stored.telemetry_fingerprint === upload.fingerprint;
+  if (stored.telemetry_sha256 === upload.sha256) return true;
+  const row = await db
+    .selectFrom('trip_uploads')
+    .select(['telemetry_gz', 'telemetry_deleted_at_ms'])
+    .where('trip_id', '=', stored.trip_id)
+    .executeTakeFirst();
+  if (!row || row.telemetry_deleted_at_ms !== null || row.telemetry_gz.length === 0) return false;
+  const telemetry: unknown = JSON.parse((await gunzipAsync(row.telemetry_gz)).toString('utf8'));
+  try {
+    return tripFingerprint(telemetry as object) === upload.fingerprint;
+  } catch (err) {
+    // Stored telemetry nested deeper than the fingerprint can walk is not this upload, which it could walk.
+    if (err instanceof InvalidInputError) return false;
+    throw err;
+  }
 }
 
 async function resolveVehicle(db: TripsDb, sender: UploadSender, batch: TelemetryBatch) {
