@@ -145,8 +145,8 @@ describe.each(testDialects())('scoring pipeline on $label', (dialect) => {
       });
       await vi.waitFor(() => expect(progress.at(-1)).toBe(3));
       expect(scorer.calls).toBe(3);
-      // Still waiting for node-b, whose attempt then fails for good.
-      expect(progress.filter((n) => n === 3).length).toBeGreaterThan(1);
+      // Still waiting for node-b (it polls again and reports 3 again), whose attempt then fails for good.
+      await vi.waitFor(() => expect(progress.filter((n) => n === 3).length).toBeGreaterThan(1));
       await failJob(database.db, {
         tripId: held,
         lease: taken[0]!.lease,
