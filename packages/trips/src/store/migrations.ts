@@ -619,20 +619,6 @@ const uploadsInTimeOrder: Migration = {
   },
 };
 
-/**
- * The canonical fingerprint of an upload's telemetry (ingest/trip-fingerprint.ts): a repeat of a trip is
- * recognised whatever its key order, its form (JSON or NDJSON) or the order of samples of the same time, which
- * `telemetry_sha256` (of the stored bytes) does not see. Nullable: rows stored before, or by a node still running
- * the previous version during a rolling deploy, have none and are compared from their stored telemetry
- * (accept-upload.ts); they are not rewritten. No index: the duplicate check reads the row by
- * (fleet_id, idempotency_key), which is unique and indexed.
- */
-const uploadFingerprints: Migration = {
-  async up(db: AnyDb) {
-    await db.schema.alterTable('trip_uploads').addColumn('telemetry_fingerprint', 'text').execute();
-  },
-};
-
 /** Every migration of the trip store, in order; the same set runs on SQLite and PostgreSQL. */
 export const tripsMigrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -649,5 +635,4 @@ export const tripsMigrations: Record<string, Migration> = {
   '0012_rescore_leases': rescoreLeases,
   '0013_uploads_by_driver': uploadsByDriver,
   '0014_uploads_in_time_order': uploadsInTimeOrder,
-  '0015_upload_fingerprints': uploadFingerprints,
 };

@@ -131,12 +131,6 @@ export interface TripUploadsTable {
   telemetry_gz: Buffer;
   /** SHA-256 (hex) of the uncompressed telemetry JSON, to prove it is stored whole. */
   telemetry_sha256: string;
-  /**
-   * The canonical fingerprint of the trip (`v1:<hex>`, ingest/trip-fingerprint.ts) that decides whether a repeat
-   * of its `Idempotency-Key` is the same trip; null for rows stored before migration 0015 (or by an older node).
-   * Kept when the telemetry is deleted, like the SHA-256.
-   */
-  telemetry_fingerprint: string | null;
   status: UploadStatus;
   attempts: number;
   /** When a queued job may run next; for a job being scored, when its lease expires. */
