@@ -82,6 +82,18 @@ describe('ops routes', () => {
     expect((await app.inject({ url: '/readyz' })).json()).toEqual({ ok: true, status: 'ready' });
   });
 
+  it('keeps /readyz at 200 while a dependency it can do without is down, and says which', async () => {
+    const app = createHttpApp({ logger: createLogger({ level: 'silent', name: 'test' }) });
+    apps.push(app);
+    let down = false;
+    registerOpsRoutes(app, { readiness: async () => {}, degraded: async () => (down ? ['cache: gone'] : []) });
+    expect((await app.inject({ url: '/readyz' })).json()).toEqual({ ok: true, status: 'ready' });
+    down = true;
+    const res = await app.inject({ url: '/readyz' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ ok: true, status: 'degraded', degraded: ['cache: gone'] });
+  });
+
   it('answers 503 on /readyz when a dependency is down, without internals', async () => {
     const { app } = buildTestApp(async () => {
       throw new Error('connect ECONNREFUSED 10.0.0.5:5432');

@@ -4,6 +4,12 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 export interface OpsRoutesOptions {
   /** Throws (or rejects) when the service cannot serve traffic, e.g. the database does not answer. */
   readiness?: () => Promise<void>;
+  /**
+   * Dependencies the service can serve without, in a reduced way (e.g. rate limits not enforced while their
+   * shared store is down): what does not work now, one line each. Reported by `/readyz` with a 200, so a load
+   * balancer keeps the node in service while operators see what is missing.
+   */
+  degraded?: () => Promise<string[]>;
   /** Path prefix for the three routes, e.g. '' (default) or '/_ops'. Keep it outside the API prefix. */
   prefix?: string;
   /**
@@ -22,7 +28,8 @@ function fromLoopback(req: FastifyRequest): boolean {
 }
 
 /**
- * Mounts `GET /healthz` (the process is alive), `GET /readyz` (its dependencies answer) and
+ * Mounts `GET /healthz` (the process is alive), `GET /readyz` (its dependencies answer: 503 when one it needs
+ * does not, 200 with `status: "degraded"` and a list when one it can do without does not) and
  * `GET /metrics` (Prometheus text format). They stay outside the public API prefix and its auth; metrics
  * have their own (see OpsRoutesOptions.metricsToken).
  */
@@ -39,11 +46,14 @@ export function registerOpsRoutes(app: FastifyInstance, options: OpsRoutesOption
     if (closing) return reply.code(503).send({ ok: false, error: 'shutting down' });
     try {
       await options.readiness?.();
-      return { ok: true, status: 'ready' };
     } catch (err) {
       req.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'readiness check failed');
       return reply.code(503).send({ ok: false, error: 'not ready: a dependency is unavailable' });
     }
+    const degraded = (await options.degraded?.()) ?? [];
+    if (degraded.length === 0) return { ok: true, status: 'ready' };
+    req.log.warn({ degraded }, 'serving degraded');
+    return { ok: true, status: 'degraded', degraded };
   });
 
   const expected = options.metricsToken ? sha256(`Bearer ${options.metricsToken}`) : null;

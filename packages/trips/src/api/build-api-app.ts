@@ -23,6 +23,24 @@ import { registerVehicleRoutes } from './vehicle-routes.ts';
 /** Default requests per minute per token (a token may carry its own). */
 export const DEFAULT_RATE_LIMIT_PER_MIN = 1200;
 
+/** What `/readyz` says while the rate-limit store does not answer. */
+const REDIS_DOWN = 'rate limits: Redis does not answer, so requests are served without limits';
+
+/** Whether Redis answers PING within a second (a reconnecting client would otherwise hold the probe). */
+async function answers(redis: Redis): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), 1000);
+  });
+  try {
+    return await Promise.race([redis.ping().then(() => true), timeout]);
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export interface ApiAppOptions {
   environment: Environment;
   database: TripsDatabase;
@@ -94,11 +112,15 @@ export async function buildApiApp(options: ApiAppOptions): Promise<FastifyInstan
   app.setErrorHandler((err: FastifyError | ApiError | ValueNotStorableError, req, reply) => sendError(err, req, reply));
   app.setNotFoundHandler((req, reply) => sendNotFound(req, reply));
 
+  const sharedLimits = options.rateLimit?.redis;
   registerOpsRoutes(app, {
     readiness: async () => {
       await database.ping();
       await options.readiness?.();
     },
+    // The API serves without enforcing limits while Redis is down (skipOnError below), so Redis is reported,
+    // not required: a load balancer probing /readyz must not take every node out of service for it.
+    ...(sharedLimits ? { degraded: async () => ((await answers(sharedLimits)) ? [] : [REDIS_DOWN]) } : {}),
     metricsToken: options.metricsToken,
   });
   app.get('/openapi.json', async (_req, reply) => {

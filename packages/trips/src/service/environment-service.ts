@@ -134,7 +134,6 @@ function buildEnvironmentApi(
     rateLimit: { perMinute: config.rateLimitPerMin, redis },
     metricsToken: config.metricsToken,
     corsOrigins: config.corsOrigins,
-    ...(redis ? { readiness: async () => void (await redis.ping()) } : {}),
   });
 }
 
