@@ -225,6 +225,31 @@ describe.each(testDialects())('import keys on $label', (dialect) => {
       ]);
     });
 
+    it('takes another export of a drive imported under the rule before as a duplicate too', async () => {
+      const plate = await newVehicle();
+      const fixes = track(5);
+      const file = write(`old-other-${plate}.csv`, baseCsv(swapEqualTimes(fixes)));
+      const [trip] = (await readImportFile(file)).contents.trips;
+      const batch = { schemaVersion: 1, vehicle: plate, samples: trip!.samples } as TelemetryBatch;
+      const sender = { fleetId, vehicleId: null, keyId: null, source: 'import:old.csv' };
+      const old = await acceptUpload(database.db, sender, legacyImportKey(plate, trip!.samples), batch);
+      // Another drive of the vehicle starting at the same millisecond, imported under the rule before too: read
+      // back and told apart by its fixes.
+      const moved = fixes.map((f) => ({ ...f, lat: Number((f.lat + 0.001).toFixed(6)) }));
+      const [other] = (await readImportFile(write(`old-moved-${plate}.csv`, baseCsv(moved)))).contents.trips;
+      const otherBatch = { schemaVersion: 1, vehicle: plate, samples: other!.samples } as TelemetryBatch;
+      await acceptUpload(database.db, sender, legacyImportKey(plate, other!.samples), otherBatch);
+
+      for (const variant of EXPORTS) {
+        const s = await importFile(database.db, write(`old-other-${plate}-${variant.file}`, variant.write(fixes)), {
+          fleetId,
+          plate,
+        });
+        expect(s, variant.name).toMatchObject({ imported: 0, duplicates: 1, rejected: [], tripIds: [old.tripId] });
+      }
+      expect(await uploadsOf(plate)).toHaveLength(2);
+    });
+
     it('imports really different tracks: a fix moved, a fix more, other times, another vehicle', async () => {
       const plate = await newVehicle();
       const fixes = track(3);

@@ -1,8 +1,9 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gunzip, gunzipSync } from 'node:zlib';
 import { DomainError } from '@svc/platform';
-import { type TelemetryBatch, validateTelemetry } from '@svc/scoring';
+import { type Sample, type TelemetryBatch, validateTelemetry } from '@svc/scoring';
 import { IdempotencyConflictError } from '../errors.ts';
 import { canonicalPlate } from '../ids.ts';
 import { type AcceptedUpload, acceptUpload, type UploadSender } from '../ingest/accept-upload.ts';
@@ -14,6 +15,8 @@ import { readGpx } from './gpx-connector.ts';
 import { importKey, legacyImportKey } from './import-key.ts';
 import { readNdjson } from './ndjson-connector.ts';
 import { splitDrives } from './split-trips.ts';
+
+const gunzipAsync = promisify(gunzip);
 
 export type FileFormat = 'gpx' | 'csv' | 'geojson' | 'ndjson';
 
@@ -213,9 +216,13 @@ function outcomeOf(accepted: AcceptedUpload): TripOutcome {
  * would need every stored trip's file again. So both keys are looked up in the fleet, each on the unique
  * (fleet_id, idempotency_key): a file imported under the old rule and imported again finds its trip under the
  * old key, another export of a drive imported under the new rule finds it under the new one, and either is a
- * duplicate. Only a trip found under neither is stored, and always under the new key. (A drive imported under
- * the old rule and then exported again differently is not found: its stored key depends on the other file's
- * order, which the import cannot know; that is the duplicate this rule stops from now on.)
+ * duplicate. A drive imported under the old rule and now exported again otherwise (another tool, another order)
+ * has neither key: its stored key hashed the other file's order and fields, which this file cannot give back.
+ * For it, the trips imported under the old rule for the same vehicle whose first sample has the time of this
+ * trip's first sample (few: one index lookup on (fleet_id, plate, first_sample_ms)) are read back and keyed by
+ * the new rule from their stored telemetry; one with this key is this trip (not once its telemetry was deleted by
+ * retention or an erasure: then it cannot be told). Only a trip found in none of these ways is stored, and always
+ * under the new key.
  *
  * A trip found under either key has the same vehicle and the same fixes, so it is this drive whatever else the
  * file holds (speed, accuracy, IMU samples, another form): the copy stored first stays, as it was. Only another
@@ -239,7 +246,10 @@ async function importByContent(
   // Telemetry acceptUpload refuses: it says why (the key makes no difference then).
   if (key === null) return outcomeOf(await acceptUpload(db, sender, legacyKey, batch, nowMs));
   const keys = [key, legacyKey];
-  const stored = await storedUnder(db, options.fleetId, keys);
+  const firstMs = Math.round(validated.ok ? validated.batch.samples[0]!.t : 0);
+  const stored =
+    (await storedUnder(db, options.fleetId, keys)) ??
+    (await importedByOldRule(db, options.fleetId, canonicalPlate(vehicle), firstMs, key));
   if (stored) return repeatOf(stored, driverId);
   try {
     return outcomeOf(await acceptUpload(db, sender, key, batch, nowMs));
@@ -266,6 +276,40 @@ async function storedUnder(db: TripsDb, fleetId: string, keys: readonly string[]
       .where('idempotency_key', '=', key)
       .executeTakeFirst();
     if (row) return row;
+  }
+  return undefined;
+}
+
+/** A key of the rule before importKey (legacyImportKey). */
+const LEGACY_IMPORT_KEY = /^import-[0-9a-f]{48}$/;
+
+/**
+ * The trip imported under the rule before importKey, of this vehicle, whose first sample is at `firstMs`, and
+ * whose stored telemetry has `key` by the new rule: the same drive from another export (see importByContent).
+ */
+async function importedByOldRule(
+  db: TripsDb,
+  fleetId: string,
+  plate: string,
+  firstMs: number,
+  key: string,
+): Promise<StoredTrip | undefined> {
+  const candidates = await db
+    .selectFrom('trip_uploads')
+    .select(['trip_id', 'driver_id', 'idempotency_key', 'telemetry_gz', 'telemetry_deleted_at_ms'])
+    .where('fleet_id', '=', fleetId)
+    .where('plate', '=', plate)
+    .where('first_sample_ms', '=', firstMs)
+    .where('idempotency_key', 'like', 'import-%')
+    .execute();
+  for (const row of candidates) {
+    if (!LEGACY_IMPORT_KEY.test(row.idempotency_key)) continue;
+    if (row.telemetry_deleted_at_ms !== null || row.telemetry_gz.length === 0) continue;
+    const telemetry = JSON.parse((await gunzipAsync(row.telemetry_gz)).toString('utf8')) as { samples?: unknown };
+    if (!Array.isArray(telemetry.samples)) continue;
+    if (importKey(plate, telemetry.samples as Sample[]) === key) {
+      return { trip_id: row.trip_id, driver_id: row.driver_id };
+    }
   }
   return undefined;
 }
