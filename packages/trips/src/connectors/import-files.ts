@@ -224,7 +224,7 @@ function outcomeOf(accepted: AcceptedUpload): TripOutcome {
  * retention or an erasure: then it cannot be told). Only a trip found in none of these ways is stored, and always
  * under the new key.
  *
- * A trip found under either key has the same vehicle and the same fixes, so it is this drive whatever else the
+ * A trip found in any of these ways has the same vehicle and the same fixes, so it is this drive whatever else the
  * file holds (speed, accuracy, IMU samples, another form): the copy stored first stays, as it was. Only another
  * driver is not taken as the same trip: `--driver` (or the file's driver) naming a driver the stored trip does
  * not have is a rejection that names the stored trip, as a repeated key with another driver is at the endpoint.
@@ -244,9 +244,10 @@ async function importByContent(
   const validated = validateTelemetry(batch);
   const key = validated.ok ? importKey(vehicle, validated.batch.samples) : null;
   // Telemetry acceptUpload refuses: it says why (the key makes no difference then).
-  if (key === null) return outcomeOf(await acceptUpload(db, sender, legacyKey, batch, nowMs));
+  if (!validated.ok || key === null) return outcomeOf(await acceptUpload(db, sender, legacyKey, batch, nowMs));
   const keys = [key, legacyKey];
-  const firstMs = Math.round(validated.ok ? validated.batch.samples[0]!.t : 0);
+  // As acceptUpload stores it (first_sample_ms): the validated samples are in time order, times in whole ms.
+  const firstMs = Math.round(validated.batch.samples[0]!.t);
   const stored =
     (await storedUnder(db, options.fleetId, keys)) ??
     (await importedByOldRule(db, options.fleetId, canonicalPlate(vehicle), firstMs, key));
