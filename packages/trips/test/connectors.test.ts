@@ -38,7 +38,8 @@ ${pts(30, 3600)}
 
 function csv(): string {
   const rows = ['trip_id,timestamp,lat,lon,speed_kmh'];
-  for (let i = 0; i < 30; i++) rows.push(`A,${iso(i)},43.73,${lonAt(i)},50`);
+  // Not the times of tracks.gpx: the same fixes of the same vehicle would be that trip again (a duplicate).
+  for (let i = 0; i < 30; i++) rows.push(`A,${iso(1800 + i)},43.73,${lonAt(i)},50`);
   for (let i = 0; i < 30; i++) rows.push(`B,${iso(7200 + i)},43.73,${lonAt(i)},50`);
   rows.push(`C,${iso(9000)},43.73,${lonAt(0)},50`);
   rows.push(`C,not-a-time,43.73,${lonAt(1)},50`);

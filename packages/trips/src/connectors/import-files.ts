@@ -1,18 +1,22 @@
-import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gunzip, gunzipSync } from 'node:zlib';
 import { DomainError } from '@svc/platform';
-import type { TelemetryBatch } from '@svc/scoring';
+import { type Sample, type TelemetryBatch, validateTelemetry } from '@svc/scoring';
+import { IdempotencyConflictError } from '../errors.ts';
 import { canonicalPlate } from '../ids.ts';
-import { acceptUpload, telemetryJson } from '../ingest/accept-upload.ts';
+import { type AcceptedUpload, acceptUpload, type UploadSender } from '../ingest/accept-upload.ts';
 import type { TripsDb } from '../store/open-trips-database.ts';
 import { readCsv } from './csv-connector.ts';
 import type { FileContents, FileRejection, FileTrip } from './file-trip.ts';
 import { readGeoJson } from './geojson-connector.ts';
 import { readGpx } from './gpx-connector.ts';
+import { importKey, legacyImportKey } from './import-key.ts';
 import { readNdjson } from './ndjson-connector.ts';
 import { splitDrives } from './split-trips.ts';
+
+const gunzipAsync = promisify(gunzip);
 
 export type FileFormat = 'gpx' | 'csv' | 'geojson' | 'ndjson';
 
@@ -120,8 +124,9 @@ function describeReadError(err: NodeJS.ErrnoException): string {
 /**
  * Imports the trips of one file through the same operation as the ingest endpoint (validation,
  * idempotency, one commit per trip, queued for scoring). A trip's idempotency key is its clientTripId
- * when the file gives one, otherwise a hash of its vehicle and samples, so importing a file twice (even
- * renamed) reports duplicates instead of storing trips twice.
+ * when the file gives one, otherwise what the trip is: its vehicle and its set of GPS fixes (import-key.ts),
+ * so importing a file twice (even renamed), or another export of the same drive (other columns, field order,
+ * number spelling, order of rows), reports duplicates instead of storing trips twice.
  */
 export async function importFile(
   db: TripsDb,
@@ -175,22 +180,12 @@ async function importTrip(db: TripsDb, file: string, trip: FileTrip, options: Im
     samples: trip.samples,
   } as TelemetryBatch;
   try {
-    const key =
-      typeof trip.meta.clientTripId === 'string'
-        ? trip.meta.clientTripId
-        : `import-${createHash('sha256')
-            .update(canonicalPlate(vehicle))
-            .update(telemetryJson(trip.samples))
-            .digest('hex')
-            .slice(0, 48)}`;
-    const accepted = await acceptUpload(
-      db,
-      { fleetId: options.fleetId, vehicleId: null, keyId: null, source: `import:${path.basename(file)}` },
-      key,
-      batch,
-      options.nowMs ?? Date.now(),
-    );
-    return { kind: accepted.status === 'queued' ? 'imported' : 'duplicate', tripId: accepted.tripId };
+    if (typeof trip.meta.clientTripId === 'string') {
+      // The file's own trip id is the key, as the endpoint's Idempotency-Key (unchanged).
+      const nowMs = options.nowMs ?? Date.now();
+      return outcomeOf(await acceptUpload(db, senderOf(file, options), trip.meta.clientTripId, batch, nowMs));
+    }
+    return await importByContent(db, file, trip, batch, vehicle, driverId, options);
   } catch (err) {
     if (
       err instanceof DomainError &&
@@ -202,4 +197,130 @@ async function importTrip(db: TripsDb, file: string, trip: FileTrip, options: Im
     }
     throw err;
   }
+}
+
+function senderOf(file: string, options: ImportOptions): UploadSender {
+  return { fleetId: options.fleetId, vehicleId: null, keyId: null, source: `import:${path.basename(file)}` };
+}
+
+function outcomeOf(accepted: AcceptedUpload): TripOutcome {
+  return { kind: accepted.status === 'queued' ? 'imported' : 'duplicate', tripId: accepted.tripId };
+}
+
+/**
+ * Imports a trip whose file names no trip id, under the key of what it is (importKey: its plate and its set of
+ * GPS fixes), so that another export of the same drive is a duplicate.
+ *
+ * Trips imported before that rule are stored under the key of the rule before it (legacyImportKey: a hash of
+ * the plate and the samples as the file listed them), and their keys are left as they are: rewriting them
+ * would need every stored trip's file again. So both keys are looked up in the fleet, each on the unique
+ * (fleet_id, idempotency_key): a file imported under the old rule and imported again finds its trip under the
+ * old key, another export of a drive imported under the new rule finds it under the new one, and either is a
+ * duplicate. A drive imported under the old rule and now exported again otherwise (another tool, another order)
+ * has neither key: its stored key hashed the other file's order and fields, which this file cannot give back.
+ * For it, the trips imported under the old rule for the same vehicle whose first sample has the time of this
+ * trip's first sample (few: one index lookup on (fleet_id, plate, first_sample_ms)) are read back and keyed by
+ * the new rule from their stored telemetry; one with this key is this trip (not once its telemetry was deleted by
+ * retention or an erasure: then it cannot be told). Only a trip found in none of these ways is stored, and always
+ * under the new key.
+ *
+ * A trip found in any of these ways has the same vehicle and the same fixes, so it is this drive whatever else the
+ * file holds (speed, accuracy, IMU samples, another form): the copy stored first stays, as it was. Only another
+ * driver is not taken as the same trip: `--driver` (or the file's driver) naming a driver the stored trip does
+ * not have is a rejection that names the stored trip, as a repeated key with another driver is at the endpoint.
+ */
+async function importByContent(
+  db: TripsDb,
+  file: string,
+  trip: FileTrip,
+  batch: TelemetryBatch,
+  vehicle: string,
+  driverId: string | undefined,
+  options: ImportOptions,
+): Promise<TripOutcome> {
+  const sender = senderOf(file, options);
+  const nowMs = options.nowMs ?? Date.now();
+  const legacyKey = legacyImportKey(vehicle, trip.samples);
+  const validated = validateTelemetry(batch);
+  const key = validated.ok ? importKey(vehicle, validated.batch.samples) : null;
+  // Telemetry acceptUpload refuses: it says why (the key makes no difference then).
+  if (!validated.ok || key === null) return outcomeOf(await acceptUpload(db, sender, legacyKey, batch, nowMs));
+  const keys = [key, legacyKey];
+  // As acceptUpload stores it (first_sample_ms): the validated samples are in time order, times in whole ms.
+  const firstMs = Math.round(validated.batch.samples[0]!.t);
+  const stored =
+    (await storedUnder(db, options.fleetId, keys)) ??
+    (await importedByOldRule(db, options.fleetId, canonicalPlate(vehicle), firstMs, key));
+  if (stored) return repeatOf(stored, driverId);
+  try {
+    return outcomeOf(await acceptUpload(db, sender, key, batch, nowMs));
+  } catch (err) {
+    // Another import stored the same fixes meanwhile, from another export of the drive: acceptUpload compares
+    // whole trips, and that export's speeds or field order differ; by this rule it is the same drive.
+    if (err instanceof IdempotencyConflictError) {
+      const winner = await storedUnder(db, options.fleetId, keys);
+      if (winner) return repeatOf(winner, driverId);
+    }
+    throw err;
+  }
+}
+
+type StoredTrip = { trip_id: string; driver_id: string | null };
+
+/** The trip stored in the fleet under the first of `keys` that names one (one lookup per key, on the unique index). */
+async function storedUnder(db: TripsDb, fleetId: string, keys: readonly string[]): Promise<StoredTrip | undefined> {
+  for (const key of keys) {
+    const row = await db
+      .selectFrom('trip_uploads')
+      .select(['trip_id', 'driver_id'])
+      .where('fleet_id', '=', fleetId)
+      .where('idempotency_key', '=', key)
+      .executeTakeFirst();
+    if (row) return row;
+  }
+  return undefined;
+}
+
+/** A key of the rule before importKey (legacyImportKey). */
+const LEGACY_IMPORT_KEY = /^import-[0-9a-f]{48}$/;
+
+/**
+ * The trip imported under the rule before importKey, of this vehicle, whose first sample is at `firstMs`, and
+ * whose stored telemetry has `key` by the new rule: the same drive from another export (see importByContent).
+ */
+async function importedByOldRule(
+  db: TripsDb,
+  fleetId: string,
+  plate: string,
+  firstMs: number,
+  key: string,
+): Promise<StoredTrip | undefined> {
+  const candidates = await db
+    .selectFrom('trip_uploads')
+    .select(['trip_id', 'driver_id', 'idempotency_key', 'telemetry_gz', 'telemetry_deleted_at_ms'])
+    .where('fleet_id', '=', fleetId)
+    .where('plate', '=', plate)
+    .where('first_sample_ms', '=', firstMs)
+    .where('idempotency_key', 'like', 'import-%')
+    .execute();
+  for (const row of candidates) {
+    if (!LEGACY_IMPORT_KEY.test(row.idempotency_key)) continue;
+    if (row.telemetry_deleted_at_ms !== null || row.telemetry_gz.length === 0) continue;
+    const telemetry = JSON.parse((await gunzipAsync(row.telemetry_gz)).toString('utf8')) as { samples?: unknown };
+    if (!Array.isArray(telemetry.samples)) continue;
+    if (importKey(plate, telemetry.samples as Sample[]) === key) {
+      return { trip_id: row.trip_id, driver_id: row.driver_id };
+    }
+  }
+  return undefined;
+}
+
+function repeatOf(stored: StoredTrip, driverId: string | undefined): TripOutcome {
+  if (driverId === undefined || driverId === stored.driver_id) return { kind: 'duplicate', tripId: stored.trip_id };
+  return {
+    kind: 'rejected',
+    reason:
+      `the same fixes of this vehicle were already imported as trip ${stored.trip_id}, ` +
+      `${stored.driver_id === null ? 'without a driver' : `driven by "${stored.driver_id}"`}, and this import names driver "${driverId}"`,
+  };
 }

@@ -13,7 +13,7 @@ const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
  * A track is split only when it holds two or more scorable drives, or one drive in positions spanning more
  * than an upload may (MAX_TRIP_SPAN_MS); otherwise it is left as it was read (one trip, as before). The movements between drives that are too short to be a trip (moving a car across a yard)
  * are left out and reported in `skipped`. A piece's idempotency key is the file's trip id with `.1`, `.2`...
- * when the file names one, else the hash of its own samples, as for any trip.
+ * when the file names one, else the key of its own fixes, as for any trip without a trip id (import-key.ts).
  */
 export function splitDrives(contents: FileContents): FileContents & { skipped: FileRejection[] } {
   const trips: FileTrip[] = [];
