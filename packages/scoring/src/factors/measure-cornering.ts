@@ -101,13 +101,17 @@ function turnApex(d: TripData, turn: Turn): number {
  * Turns made at a junction (`turnEntrySpeedRatio`, research/telematics.md §5: "mean speed at junction turns
  * (heading change > 60°)"). A turn is a heading change of more than 60 degrees within 6 s while moving
  * (`findTurns`); it is made at a junction when the matched path passes a road node where three or more roads
- * meet (`NodePass.roads`: undirected, so one-way legs count) during the turn's window and within 30 m of
- * driving of its apex (the second by which half the heading change is done).
+ * meet (`NodePass.roads`: undirected, so one-way legs count) within 30 m of driving (along the track) of the
+ * turn's apex, the second by which half the heading change is done.
  *
- * - The node is the centre of the junction; the apex of a kerbside turn lies a few metres from it (about 0.4 R
- *   for a 90-degree corner of radius R) and a wide junction or GPS noise (the resampled track, 1 Hz) adds some
- *   more: 30 m (2 s at 50 km/h) holds them, and also holds the second node of a turn across a dual carriageway.
- *   It does not reach a side road 50 m down the road from a bend.
+ * - A node pass is the second the track comes nearest the node, the centre of the junction. A kerbside turn is
+ *   symmetric about it, so its apex is a few metres away; a wide junction, a turn begun early, the 1 Hz grid and
+ *   GPS noise (the track, not the snapped positions) add some more. 30 m (2 s at 50 km/h) holds them, and holds
+ *   the second node of a turn across a dual carriageway; it does not reach a side road half a block from a bend.
+ * - Distance, not time: a driver who waits at the stop line and then turns has its node pass among the waiting
+ *   seconds, up to 15 s before the turn but 10-15 m from it (the simulated city has many of these).
+ * - Mid-road turns (a U-turn at a destination, which `findTurns` sees as two turns) are more than 30 m from a
+ *   junction and not counted; `uTurnCount` reports them.
  * - Where only two roads meet, the road goes on: a way split because a name or limit changes, a signalled
  *   crossing, an extract's edge. A bend there is a bend, even where the matched edge changes at the node.
  * - A bend within 30 m of a side road's mouth counts as a junction turn: the traffic of that road is what makes
@@ -131,9 +135,7 @@ function junctionTurns(d: TripData): Turn[] {
     return findTurns(d, 6, 60).filter((t) => {
       if (onRoundabout(t)) return false;
       const apexM = d.cumM[turnApex(d, t)]!;
-      return junctions.some(
-        (p) => p.second >= t.startS && p.second <= t.endS && Math.abs(d.cumM[p.second]! - apexM) <= JUNCTION_APEX_M,
-      );
+      return junctions.some((p) => Math.abs(d.cumM[p.second]! - apexM) <= JUNCTION_APEX_M);
     });
   });
 }
