@@ -4,7 +4,7 @@ import { type ScoredTrip, scoreTrip } from '../src/index.ts';
 import { drive, emit, type Phase, type Truth } from './helpers/synthetic-drive.ts';
 
 /**
- * `turnEntrySpeedRatio` is the speed into turns made at junctions (research/telematics.md §5): a bend of one
+ * `turnEntrySpeedRatio` is the speed into turns made at junctions (research/telematics.md §5.3): a bend of one
  * road is not a junction turn, however sharp, and without a map the two cannot be told apart.
  */
 

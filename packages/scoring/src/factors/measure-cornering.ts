@@ -83,7 +83,7 @@ function computeTurns(d: TripData, windowS: number, minDeg: number): Turn[] {
   return turns;
 }
 
-/** Reference speed of `turnEntrySpeedRatio` (research/telematics.md §5: "÷ 25 km/h reference"). */
+/** Reference speed of `turnEntrySpeedRatio` (research/telematics.md §5.3: "÷ 25 km/h reference"). */
 const TURN_REFERENCE_KMH = 25;
 /** A junction counts for a turn when the path passes its node within this distance of the turn's apex. */
 const JUNCTION_APEX_M = 30;
@@ -98,7 +98,7 @@ function turnApex(d: TripData, turn: Turn): number {
 }
 
 /**
- * Turns made at a junction (`turnEntrySpeedRatio`, research/telematics.md §5: "mean speed at junction turns
+ * Turns made at a junction (`turnEntrySpeedRatio`, research/telematics.md §5.3: "mean speed at junction turns
  * (heading change > 60°)"). A turn is a heading change of more than 60 degrees within 6 s while moving
  * (`findTurns`); it is made at a junction when the matched path passes a road node where three or more roads
  * meet (`NodePass.roads`: undirected, so one-way legs count) within 30 m of driving (along the track) of the
