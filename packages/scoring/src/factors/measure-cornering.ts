@@ -83,6 +83,63 @@ function computeTurns(d: TripData, windowS: number, minDeg: number): Turn[] {
   return turns;
 }
 
+/** Reference speed of `turnEntrySpeedRatio` (research/telematics.md §5.3: "÷ 25 km/h reference"). */
+const TURN_REFERENCE_KMH = 25;
+/** A junction counts for a turn when the path passes its node within this distance of the turn's apex. */
+const JUNCTION_APEX_M = 30;
+
+/** The grid second of a turn's apex: where its heading has changed by half the turn's change. */
+function turnApex(d: TripData, turn: Turn): number {
+  const h = memo(d, 'unwrappedHeading', () => unwrappedHeading(d));
+  const h0 = h[turn.startS]!;
+  const half = Math.abs(h[turn.endS]! - h0) / 2;
+  for (let k = turn.startS; k <= turn.endS; k++) if (Math.abs(h[k]! - h0) >= half) return k;
+  return Math.round((turn.startS + turn.endS) / 2);
+}
+
+/**
+ * Turns made at a junction (`turnEntrySpeedRatio`, research/telematics.md §5.3: "mean speed at junction turns
+ * (heading change > 60°)"). A turn is a heading change of more than 60 degrees within 6 s while moving
+ * (`findTurns`); it is made at a junction when the matched path passes a road node where three or more roads
+ * meet (`NodePass.roads`: undirected, so one-way legs count) within 30 m of driving (along the track) of the
+ * turn's apex, the second by which half the heading change is done.
+ *
+ * - A node pass is the second the track comes nearest the node, the centre of the junction. A kerbside turn is
+ *   symmetric about it, so its apex is a few metres away; a wide junction, a turn begun early, the 1 Hz grid and
+ *   GPS noise (the track, not the snapped positions) add some more. 30 m (2 s at 50 km/h) holds them, and holds
+ *   the second node of a turn across a dual carriageway; it does not reach a side road half a block from a bend.
+ * - Distance, not time: a driver who waits at the stop line and then turns has its node pass among the waiting
+ *   seconds, up to 15 s before the turn but 10-15 m from it (the simulated city has many of these).
+ * - Mid-road turns (a U-turn at a destination, which `findTurns` sees as two turns) are more than 30 m from a
+ *   junction and not counted; `uTurnCount` reports them.
+ * - Where only two roads meet, the road goes on: a way split because a name or limit changes, a signalled
+ *   crossing, an extract's edge. A bend there is a bend, even where the matched edge changes at the node.
+ * - A bend within 30 m of a side road's mouth counts as a junction turn: the traffic of that road is what makes
+ *   speed into junction turns risky.
+ * - Roundabouts are not junction turns here: a turn during which the matched path is on a roundabout edge for
+ *   any second is left to `roundaboutEntrySpeed` (the ring's nodes have three roads, and going round one
+ *   turns the heading by far more than 60 degrees; counting it here would score the same manoeuvre twice).
+ * - Seconds not matched to a road (car parks, roads missing from the map) have no node passes: turns there are
+ *   not counted.
+ */
+function junctionTurns(d: TripData): Turn[] {
+  return memo(d, 'junctionTurns', () => {
+    const junctions = d.road.nodePasses.filter((p) => p.roads >= 3);
+    const onRoundabout = (t: Turn) => {
+      for (let k = t.startS; k <= t.endS; k++) {
+        const e = d.road.edge[k]!;
+        if (e >= 0 && d.road.edges.get(e)?.roundabout === true) return true;
+      }
+      return false;
+    };
+    return findTurns(d, 6, 60).filter((t) => {
+      if (onRoundabout(t)) return false;
+      const apexM = d.cumM[turnApex(d, t)]!;
+      return junctions.some((p) => Math.abs(d.cumM[p.second]! - apexM) <= JUNCTION_APEX_M);
+    });
+  });
+}
+
 function lateralJerks(d: TripData, minKmh: number, where: (i: number) => boolean = () => true): Values {
   const lat = d.imu!.latMps2;
   const values = new Values();
@@ -236,9 +293,11 @@ export const CORNERING_MEASURES: Record<string, Measurer> = {
     return { value: percentile(values, 95) };
   },
   turnEntrySpeedRatio: (d) => {
-    const turns = findTurns(d, 6, 60);
-    if (turns.length === 0) return { unavailable: 'no turn of more than 60 degrees' };
-    return { value: mean(turns.map((t) => t.entryKmh)) / 25 };
+    // Needs the map (catalogue): without a matched road network a junction turn cannot be told from a bend,
+    // so the factor is unavailable ('not map-matched to a road network') rather than counting bends.
+    const turns = junctionTurns(d);
+    if (turns.length === 0) return { unavailable: 'no turn of more than 60 degrees at a junction' };
+    return { value: mean(turns.map((t) => t.entryKmh)) / TURN_REFERENCE_KMH };
   },
   roundaboutEntrySpeed: (d) => {
     const speeds: number[] = [];

@@ -23,7 +23,14 @@ export interface NodePass {
   second: number;
   node: number;
   control: NodeControl | null;
+  /** Three or more edges leave the node (the junction factors' long-standing test; it misses one-way legs). */
   junction: boolean;
+  /**
+   * Roads meeting at the node, whichever way they may be driven: a two-way road counts once, a one-way road
+   * once whether it leads in or out (`incidentRoadCounts`). Three or more: a junction; two: a road that merely
+   * continues (a way split where a name or limit changes, a signalled crossing, a bend).
+   */
+  roads: number;
 }
 
 /** The trip's road context on the 1 s grid: which edge each second was on and what that road is like. */
@@ -60,6 +67,30 @@ const UNPAVED = new Set([
   'compacted',
 ]);
 const CURVE_HALF_WINDOW_M = 20;
+
+const incidentRoadCache = new WeakMap<RoadGraph, Uint16Array>();
+
+/**
+ * Per node of the graph, how many roads meet there: undirected, so a two-way road's two directed edges count
+ * once and a one-way road counts at both its ends. One pass over the edges, once per graph. Out-edges alone
+ * (`junction`) miss one-way roads leading in: a crossing of two one-way streets has two out-edges but four roads.
+ */
+export function incidentRoadCounts(graph: RoadGraph): Uint16Array {
+  let roads = incidentRoadCache.get(graph);
+  if (!roads) {
+    const { edgeFrom, edgeTo, edgeReverse } = graph.data;
+    roads = new Uint16Array(graph.nodeCount);
+    for (let e = 0; e < graph.edgeCount; e++) {
+      const from = edgeFrom[e]!;
+      const to = edgeTo[e]!;
+      if (roads[from]! < 0xffff) roads[from]!++;
+      // A two-way road's other direction is counted as an out-edge of `to`; a one-way road only here.
+      if (edgeReverse[e]! < 0 && roads[to]! < 0xffff) roads[to]!++;
+    }
+    incidentRoadCache.set(graph, roads);
+  }
+  return roads;
+}
 
 /** The context of a trip that was not matched (no graph, or no road near it). */
 export function unmatchedContext(n: number, matchedShare = 0): RoadContext {
@@ -110,6 +141,7 @@ export function buildRoadContext(graph: RoadGraph, track: Track, matchOptions: M
     return info;
   };
   const geometry = new EdgeGeometryCache(graph);
+  const incident = incidentRoadCounts(graph);
   for (let k = 0; k < result.points.length; k++) {
     const p = result.points[k]!;
     if (!p.matched || p.edge === null) continue;
@@ -168,6 +200,7 @@ export function buildRoadContext(graph: RoadGraph, track: Track, matchOptions: M
         node,
         control: graph.nodeControl(node),
         junction: outEnd - outStart >= 3,
+        roads: incident[node]!,
       });
     }
   }
