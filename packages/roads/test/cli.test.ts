@@ -59,6 +59,7 @@ describe('roads CLI', () => {
       ['--block-m', '1e9'],
       ['--block-m', '0.000001'],
       ['--blocks', '5000'],
+      ['--blocks', '2'],
     ]) {
       const result = await roads('generate', '--seed', '1', ...args, '-o', join(dir, 'huge.graph'));
       expect(result.code, args.join(' ')).toBe(1);

@@ -77,6 +77,7 @@ interface Builder {
 }
 
 /** Bounds of a generated city: a grid of N blocks has about N^2 nodes. */
+const MIN_BLOCKS = 4;
 const MAX_BLOCKS = 400;
 const MIN_BLOCK_M = 20;
 const MAX_BLOCK_M = 2_000;
@@ -89,12 +90,17 @@ const MAX_BLOCK_M = 2_000;
 export function generateCity(options: CityOptions): RoadGraph {
   const { seed } = options;
   if (!Number.isInteger(seed)) throw new RangeError(`generateCity: seed must be an integer, got ${seed}`);
-  const blocks = Math.max(4, Math.floor(options.blocks ?? 12));
+  const blocks = options.blocks ?? 12;
   const blockM = options.blockM ?? 160;
   // 5,000 blocks ran out of memory, blocks of 10^9 m put nodes beyond +-180 degrees, and micrometre blocks made
   // every road a point.
-  if (!(blocks <= MAX_BLOCKS))
-    throw new RangeError(`generateCity: blocks must be at most ${MAX_BLOCKS}, got ${blocks}`);
+  // Fewer than 4 blocks leave no room for the ring road and the interchange: refused like too many, rather than
+  // raised without a word.
+  if (!(Number.isInteger(blocks) && blocks >= MIN_BLOCKS && blocks <= MAX_BLOCKS)) {
+    throw new RangeError(
+      `generateCity: blocks must be a whole number from ${MIN_BLOCKS} to ${MAX_BLOCKS}, got ${blocks}`,
+    );
+  }
   if (!(blockM >= MIN_BLOCK_M && blockM <= MAX_BLOCK_M)) {
     throw new RangeError(`generateCity: blockM must be from ${MIN_BLOCK_M} to ${MAX_BLOCK_M} metres, got ${blockM}`);
   }
