@@ -32,7 +32,7 @@ export async function backupCms(
     throw new BackupError(`folder ${parent} does not exist: create it first`);
   }
   if (existsSync(folder)) throw new BackupError(`${folder} already exists: a backup goes into a new folder`);
-  const uploadsDir = path.resolve(siteEnvironment(config.dataDir).uploadsDir);
+  const uploadsDir = path.resolve(siteEnvironment(config).uploadsDir);
   if (folder === uploadsDir || folder.startsWith(`${uploadsDir}${path.sep}`)) {
     throw new BackupError(`${folder} is inside the uploads folder ${uploadsDir}: give a folder outside it`);
   }

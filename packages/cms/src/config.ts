@@ -39,6 +39,20 @@ export const cmsConfigSpec = {
       .default(0),
     { doc: 'Processes serving the API on the one port (`serve`); 0 = one per CPU, 1 = a single process' },
   ),
+  maxUploadMb: env(
+    'CMS_MAX_UPLOAD_MB',
+    z.coerce
+      .number({ error: 'must be a positive number of megabytes' })
+      .positive({ error: 'must be a positive number of megabytes' })
+      .default(64),
+    { doc: 'Largest upload in MB (request bodies are also capped at 64 MiB)' },
+  ),
+  uploadsDir: env('CMS_UPLOADS_DIR', z.string().min(1).optional(), {
+    doc: 'Where uploads are stored (default DATA_DIR/uploads)',
+  }),
+  oembedAllowNetworks: env('CMS_OEMBED_ALLOW_NETWORKS', z.string().optional(), {
+    doc: 'Comma-separated CIDRs the oEmbed proxy may reach although private (e.g. 10.0.0.0/8)',
+  }),
 } as const;
 
 export type CmsConfig = ConfigOf<typeof cmsConfigSpec>;

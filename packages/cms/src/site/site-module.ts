@@ -38,7 +38,7 @@ export const siteModule: CmsModule = {
     if (!content) throw new Error('The site module needs the content module registered before it');
     content.meta.attachment ??= MEDIA_META;
     content.meta.nav_menu_item ??= MEDIA_META;
-    const site = createSiteRuntime(ctx, content, siteEnvironment(ctx.config.dataDir));
+    const site = createSiteRuntime(ctx, content, siteEnvironment(ctx.config));
     new MediaController(content, () => site.media).registerRoutes(ctx.server);
     const menuItems = new MenuItemsController(content);
     site.menuItems = menuItems;

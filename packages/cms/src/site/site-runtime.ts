@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import { ConfigError } from '@svc/platform';
+import type { CmsConfig } from '../config.ts';
 import type { ContentRuntime } from '../content/runtime.ts';
 import type { MenuItemsController } from '../controllers/menu-items.controller.ts';
 import { LocalDiskStorage, MediaLibrary } from '../media/index.ts';
@@ -27,7 +28,7 @@ export function siteRuntimeOf(ctx: CmsContext): SiteRuntime | undefined {
   return runtimes.get(ctx);
 }
 
-/** Options read from the environment once, at start. */
+/** The site module's part of the configuration (config.ts), resolved. */
 export interface SiteEnvironment {
   /** Largest upload in bytes (`CMS_MAX_UPLOAD_MB`, default 64). */
   maxUploadBytes: number;
@@ -37,12 +38,14 @@ export interface SiteEnvironment {
   oembedAllowedNetworks: string[];
 }
 
-/** Reads the site module's environment variables (validated: a bad value stops the start with one line). */
-export function siteEnvironment(dataDir: string, env: NodeJS.ProcessEnv = process.env): SiteEnvironment {
-  const mb = env.CMS_MAX_UPLOAD_MB === undefined || env.CMS_MAX_UPLOAD_MB === '' ? 64 : Number(env.CMS_MAX_UPLOAD_MB);
-  if (!Number.isFinite(mb) || mb <= 0)
-    throw new Error(`Invalid configuration: CMS_MAX_UPLOAD_MB must be a positive number`);
-  const networks = (env.CMS_OEMBED_ALLOW_NETWORKS ?? '')
+/**
+ * Resolves the site module's settings from the validated configuration: the uploads folder under DATA_DIR by
+ * default, and the oEmbed allow-list checked network by network (a bad one stops the start with one line).
+ */
+export function siteEnvironment(
+  config: Pick<CmsConfig, 'dataDir' | 'maxUploadMb' | 'uploadsDir' | 'oembedAllowNetworks'>,
+): SiteEnvironment {
+  const networks = (config.oembedAllowNetworks ?? '')
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '');
@@ -55,8 +58,8 @@ export function siteEnvironment(dataDir: string, env: NodeJS.ProcessEnv = proces
     }
   }
   return {
-    maxUploadBytes: Math.floor(mb * 1024 * 1024),
-    uploadsDir: env.CMS_UPLOADS_DIR || path.join(dataDir, 'uploads'),
+    maxUploadBytes: Math.floor(config.maxUploadMb * 1024 * 1024),
+    uploadsDir: config.uploadsDir ?? path.join(config.dataDir, 'uploads'),
     oembedAllowedNetworks: networks,
   };
 }
