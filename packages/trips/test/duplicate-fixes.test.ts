@@ -4,13 +4,12 @@ import type { GpsSample, Sample, TelemetryBatch } from '@svc/scoring';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acceptUpload } from '../src/ingest/accept-upload.ts';
 import { ScoringWorker } from '../src/ingest/scoring-worker.ts';
-import { loadScoringEngine, scoreStoredTrip } from '../src/scoring/engine.ts';
-import type { TripScorer } from '../src/scoring/trip-scorer.ts';
 import { createFleet } from '../src/store/fleets.ts';
 import { TRIPS_MIGRATION_TABLE, tripsMigrations } from '../src/store/migrations.ts';
 import { claimEnvironment, type TripsDatabase } from '../src/store/open-trips-database.ts';
 import { findBreakdownBody, findTrip } from '../src/store/trip-reads.ts';
 import { createVehicle } from '../src/store/vehicles.ts';
+import { inProcessScorer } from './fixtures/in-process-scorer.ts';
 import { scorableTrip } from './fixtures/scorable-trip.ts';
 import { quietLogger } from './fixtures/world.ts';
 
@@ -67,12 +66,7 @@ describe.each(testDialects())('GPS fixes repeated or out of order, with the real
         expect(accepted.status, key).toBe('queued');
         tripIds.push(accepted.tripId);
       }
-      const engine = loadScoringEngine();
-      const scorer: TripScorer = {
-        modelVersion: engine.modelVersion,
-        score: async (input) => scoreStoredTrip(engine, graph, input),
-        close: async () => {},
-      };
+      const scorer = inProcessScorer(graph);
       await new ScoringWorker({ db: database, scorer, logger: quietLogger(), clock: () => nowMs }).drain();
 
       const results = [];

@@ -1,4 +1,3 @@
-import { gunzipSync } from 'node:zlib';
 import { testDialects } from '@svc/platform/testing';
 import { generateCity, type RoadGraph } from '@svc/roads';
 import type { TelemetryBatch } from '@svc/scoring';
@@ -6,35 +5,17 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { acceptUpload } from '../src/ingest/accept-upload.ts';
 import { buildIngestApp } from '../src/ingest/build-ingest-app.ts';
 import { ScoringWorker } from '../src/ingest/scoring-worker.ts';
-import { loadScoringEngine } from '../src/scoring/engine.ts';
-import type { ScoringInput, TripScorer } from '../src/scoring/trip-scorer.ts';
 import { createFleet } from '../src/store/fleets.ts';
 import { createIngestKey } from '../src/store/ingest-keys.ts';
 import { TRIPS_MIGRATION_TABLE, tripsMigrations } from '../src/store/migrations.ts';
 import { claimEnvironment, type TripsDatabase } from '../src/store/open-trips-database.ts';
 import { findBreakdownBody } from '../src/store/trip-reads.ts';
 import { createVehicle } from '../src/store/vehicles.ts';
+import { inProcessScorer } from './fixtures/in-process-scorer.ts';
 import { scorableTrip } from './fixtures/scorable-trip.ts';
 import { quietLogger } from './fixtures/world.ts';
 
 const MINUTE_MS = 60_000;
-
-/** The real engine in this thread, on a small synthetic road graph; `before` runs ahead of each score. */
-function inProcessScorer(graph: RoadGraph, before?: (batch: TelemetryBatch) => Promise<void>) {
-  const engine = loadScoringEngine();
-  const scorer: TripScorer & { scored: string[] } = {
-    modelVersion: engine.modelVersion,
-    scored: [],
-    async score(input: ScoringInput) {
-      const batch = JSON.parse(gunzipSync(input.telemetryGz).toString('utf8')) as TelemetryBatch;
-      await before?.(batch);
-      scorer.scored.push(String(batch.clientTripId));
-      return engine.score(batch, graph, input.previousTrips);
-    },
-    async close() {},
-  };
-  return scorer;
-}
 
 interface Factor {
   key: string;

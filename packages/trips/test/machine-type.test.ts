@@ -3,25 +3,14 @@ import { generateCity, type RoadGraph } from '@svc/roads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acceptUpload } from '../src/ingest/accept-upload.ts';
 import { ScoringWorker } from '../src/ingest/scoring-worker.ts';
-import { loadScoringEngine, scoreStoredTrip } from '../src/scoring/engine.ts';
 import { rescore } from '../src/scoring/rescore.ts';
-import type { TripScorer } from '../src/scoring/trip-scorer.ts';
 import { createFleet } from '../src/store/fleets.ts';
 import { TRIPS_MIGRATION_TABLE, tripsMigrations } from '../src/store/migrations.ts';
 import { claimEnvironment, type TripsDatabase } from '../src/store/open-trips-database.ts';
 import { createVehicle, updateVehicle } from '../src/store/vehicles.ts';
+import { inProcessScorer } from './fixtures/in-process-scorer.ts';
 import { scorableTrip } from './fixtures/scorable-trip.ts';
 import { quietLogger } from './fixtures/world.ts';
-
-/** The real engine in this thread, scoring exactly as a scoring thread does. */
-function inProcessScorer(graph: RoadGraph): TripScorer {
-  const engine = loadScoringEngine();
-  return {
-    modelVersion: engine.modelVersion,
-    score: async (input) => scoreStoredTrip(engine, graph, input),
-    close: async () => {},
-  };
-}
 
 describe.each(testDialects())('machine type of scored trips on $label', (dialect) => {
   describe.skipIf(dialect.skip)(dialect.name, () => {

@@ -10,13 +10,12 @@ import { openApiText } from '../src/api/openapi-document.ts';
 import { acceptUpload } from '../src/ingest/accept-upload.ts';
 import { ScoringWorker } from '../src/ingest/scoring-worker.ts';
 import { sandboxFleet } from '../src/sandbox/sandbox-fleet.ts';
-import { loadScoringEngine, scoreStoredTrip } from '../src/scoring/engine.ts';
-import type { TripScorer } from '../src/scoring/trip-scorer.ts';
 import { createApiToken } from '../src/store/api-tokens.ts';
 import { createFleet } from '../src/store/fleets.ts';
 import { TRIPS_MIGRATION_TABLE, tripsMigrations } from '../src/store/migrations.ts';
 import { claimEnvironment, type TripsDatabase } from '../src/store/open-trips-database.ts';
 import { createVehicle } from '../src/store/vehicles.ts';
+import { inProcessScorer } from './fixtures/in-process-scorer.ts';
 import { scorableTrip } from './fixtures/scorable-trip.ts';
 import { quietLogger, sandboxApiApp } from './fixtures/world.ts';
 
@@ -129,12 +128,7 @@ describe.each(testDialects())('OpenAPI document against the real engine on $labe
         const sender = { fleetId: 'fleet_real', vehicleId: null, keyId: null, source: 'test' };
         tripIds.push((await acceptUpload(db, sender, String(batch.clientTripId), batch, nowMs)).tripId);
       }
-      const engine = loadScoringEngine();
-      const scorer: TripScorer = {
-        modelVersion: engine.modelVersion,
-        score: async (input) => scoreStoredTrip(engine, graph, input),
-        close: async () => {},
-      };
+      const scorer = inProcessScorer(graph);
       await new ScoringWorker({ db: database, scorer, logger: quietLogger(), clock: () => nowMs }).drain();
       const statuses = await db.selectFrom('trip_uploads').select(['trip_id', 'status', 'last_error']).execute();
       expect(statuses.filter((s) => s.status !== 'scored')).toEqual([]);
