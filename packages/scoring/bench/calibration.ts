@@ -1,6 +1,6 @@
-import { generateCity } from '@svc/roads';
-import { driverPopulation, Rng, randomPlace, routeThrough, simulateTrip } from '@svc/simulator';
+import { driverPopulation, simulateTrip } from '@svc/simulator';
 import { FACTORS, type ScoredTrip, scoreTrip } from '../src/index.ts';
+import { populationRoute } from '../test/helpers/population-route.ts';
 
 /**
  * The calibration report behind the README: a simulated population (calm .. aggressive, uniform) drives
@@ -9,14 +9,7 @@ import { FACTORS, type ScoredTrip, scoreTrip } from '../src/index.ts';
  * group. `npm run calibrate -w packages/scoring [-- <drivers>]`.
  */
 const count = Number(process.argv[2] ?? 60);
-const graph = generateCity({ seed: 1 });
-const rng = Rng.from('scoring-population');
-const points = Array.from({ length: 8 }, () => randomPlace(graph, rng, 'work'));
-const route = routeThrough(
-  graph,
-  points,
-  points.slice(1, -1).map(() => 0),
-);
+const { graph, route } = populationRoute();
 const population = driverPopulation({ seed: 7, count, fixed: { nightDriving: 0.3, longStints: 0.3 } });
 const rows: Array<{ risk: number; trip: ScoredTrip }> = population.map((profile, i) => ({
   risk: profile.drivingRisk,

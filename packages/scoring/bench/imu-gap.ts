@@ -3,18 +3,11 @@
  * the score difference IMU minus GPS-only for the calm, middle and aggressive thirds, and the rank correlation
  * of the two versions. A score must mean the same thing whatever sensors the phone had.
  */
-import { generateCity } from '@svc/roads';
-import { driverPopulation, Rng, randomPlace, routeThrough, simulateTrip } from '@svc/simulator';
+import { driverPopulation, simulateTrip } from '@svc/simulator';
 import { type ScoredTrip, scoreTrip, type ThemeId } from '../src/index.ts';
+import { populationRoute } from '../test/helpers/population-route.ts';
 
-const graph = generateCity({ seed: 1 });
-const rng = Rng.from('scoring-population');
-const points = Array.from({ length: 8 }, () => randomPlace(graph, rng, 'work'));
-const route = routeThrough(
-  graph,
-  points,
-  points.slice(1, -1).map(() => 0),
-);
+const { graph, route } = populationRoute();
 const startMs = Date.UTC(2025, 2, 3, 8, 0, 0);
 const count = Number(process.argv[2] ?? 30);
 const population = driverPopulation({ seed: 11, count, fixed: { nightDriving: 0.3, longStints: 0.3 } });

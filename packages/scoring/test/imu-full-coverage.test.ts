@@ -1,7 +1,7 @@
-import { generateCity } from '@svc/roads';
-import { driverPopulation, Rng, randomPlace, routeThrough, simulateTrip } from '@svc/simulator';
+import { driverPopulation, simulateTrip } from '@svc/simulator';
 import { describe, expect, it } from 'vitest';
 import { scoreTrip } from '../src/index.ts';
+import { populationRoute } from './helpers/population-route.ts';
 
 /**
  * Model 1.1.2 fills the IMU's silent seconds with GPS in the peak and braking/acceleration percentile
@@ -12,14 +12,7 @@ import { scoreTrip } from '../src/index.ts';
  * moved (0.571 to 0.55, 1.02 to 1.03, 1.24 to 1.37), and with it driver 5's cornering (28.5 to 27.5) and
  * overall score (37.3 to 37.2).
  */
-const graph = generateCity({ seed: 1 });
-const rng = Rng.from('scoring-population');
-const points = Array.from({ length: 8 }, () => randomPlace(graph, rng, 'work'));
-const route = routeThrough(
-  graph,
-  points,
-  points.slice(1, -1).map(() => 0),
-);
+const { graph, route } = populationRoute();
 const population = driverPopulation({ seed: 11, count: 30, fixed: { nightDriving: 0.3, longStints: 0.3 } });
 
 describe('a trip with full IMU coverage', () => {

@@ -1,21 +1,14 @@
-import { generateCity } from '@svc/roads';
-import { driverPopulation, Rng, randomPlace, routeThrough, simulateTrip } from '@svc/simulator';
+import { driverPopulation, simulateTrip } from '@svc/simulator';
 import { describe, expect, it } from 'vitest';
 import { type ScoredTrip, scoreTrip, type ThemeId } from '../src/index.ts';
+import { populationRoute } from './helpers/population-route.ts';
 
 /**
  * A score must mean the same thing whatever sensors the phone had: the same simulated trips (same driver,
  * seed and route, so the same driving and the same GPS) scored once with a 25 Hz IMU and once GPS only
  * (1 Hz fixes with Doppler speed and course).
  */
-const graph = generateCity({ seed: 1 });
-const rng = Rng.from('scoring-population');
-const points = Array.from({ length: 8 }, () => randomPlace(graph, rng, 'work'));
-const route = routeThrough(
-  graph,
-  points,
-  points.slice(1, -1).map(() => 0),
-);
+const { graph, route } = populationRoute();
 const MONDAY_8AM_MS = Date.UTC(2025, 2, 3, 8, 0, 0);
 const population = driverPopulation({ seed: 11, count: 30, fixed: { nightDriving: 0.3, longStints: 0.3 } });
 

@@ -1,28 +1,13 @@
-import { generateCity } from '@svc/roads';
-import {
-  type DriverProfile,
-  driverPopulation,
-  driverProfile,
-  Rng,
-  randomPlace,
-  routeThrough,
-  simulateTrip,
-} from '@svc/simulator';
+import { type DriverProfile, driverPopulation, driverProfile, simulateTrip } from '@svc/simulator';
 import { describe, expect, it } from 'vitest';
 import { type ScoredTrip, scoreTrip, type ThemeId } from '../src/index.ts';
+import { populationRoute } from './helpers/population-route.ts';
 
 /**
  * The score must mean something: simulated drivers with known behaviour (@svc/simulator) drive the same
  * route through a synthetic city at the same time; the score must rank them by their true risk.
  */
-const graph = generateCity({ seed: 1 });
-const rng = Rng.from('scoring-population');
-const points = Array.from({ length: 8 }, () => randomPlace(graph, rng, 'work'));
-const route = routeThrough(
-  graph,
-  points,
-  points.slice(1, -1).map(() => 0),
-);
+const { graph, route } = populationRoute();
 const MONDAY_8AM_MS = Date.UTC(2025, 2, 3, 8, 0, 0);
 
 function drive(profile: DriverProfile, seed: number, gpsHz = 1): ScoredTrip {
