@@ -7,10 +7,14 @@ import { populationRoute } from './helpers/population-route.ts';
  * Model 1.1.2 fills the IMU's silent seconds with GPS in the peak and braking/acceleration percentile
  * factors, and takes the IMU-only rates per km the IMU covered. A trip the IMU covers throughout must score
  * exactly as before: the snapshot was written by the code before that change (every factor's value and
- * score, the themes, the overall score and the events of the same simulated trips, 25 Hz IMU). Rewritten once
- * since, by the junction-turn change of the same model (README, model versions): only `turnEntrySpeedRatio`
- * moved (0.571 to 0.55, 1.02 to 1.03, 1.24 to 1.37), and with it driver 5's cornering (28.5 to 27.5) and
- * overall score (37.3 to 37.2).
+ * score, the themes, the overall score and the events of the same simulated trips, 25 Hz IMU). Rewritten twice
+ * since, by changes of the same model (README, model versions). The junction-turn change: only
+ * `turnEntrySpeedRatio` moved (0.571 to 0.55, 1.02 to 1.03, 1.24 to 1.37), and with it driver 5's cornering
+ * (28.5 to 27.5) and overall score (37.3 to 37.2). The junction-factor change (`junctionDensity` and
+ * `phoneUseNearJunctions` count nodes where three or more roads meet, as junction turns do): `junctionDensity`
+ * moved from 5.93 to 6.33, 5.78 to 6.18 and 5.77 to 6.17 per km (drivers 8, 11, 5;
+ * scores 50.7 to 47, 52.2 to 48.4 twice) and each exposure theme from 96.2 to 96.1; `phoneUseNearJunctions`,
+ * the other themes and the overall scores did not move.
  */
 const { graph, route } = populationRoute();
 const population = driverPopulation({ seed: 11, count: 30, fixed: { nightDriving: 0.3, longStints: 0.3 } });

@@ -1,87 +1,13 @@
-import { buildGraph, type NetworkSegment, type NetworkWay, type RoadGraph, type SpeedLimit } from '@svc/roads';
+import type { RoadGraph } from '@svc/roads';
 import { describe, expect, it } from 'vitest';
-import { type ScoredTrip, scoreTrip } from '../src/index.ts';
+import { scoreTrip } from '../src/index.ts';
+import { factor, graphOf, headingReached, pathPoints, type Road } from './helpers/hand-made-graph.ts';
 import { drive, emit, type Phase, type Truth } from './helpers/synthetic-drive.ts';
 
 /**
  * `turnEntrySpeedRatio` is the speed into turns made at junctions (research/telematics.md §5.3): a bend of one
  * road is not a junction turn, however sharp, and without a map the two cannot be told apart.
  */
-
-// The synthetic drive's local plane (emit's defaults): x east, y north, metres from (11.5, 48.1).
-const LON0 = 11.5;
-const LAT0 = 48.1;
-const KX = 111_320 * Math.cos((LAT0 * Math.PI) / 180);
-const KY = 111_132;
-
-interface Road {
-  name: string;
-  points: Array<[number, number]>;
-  oneway?: boolean;
-  roundabout?: boolean;
-}
-
-/** A graph of the given roads (x/y metres in the drive's plane); points shared by several roads are one node. */
-function graphOf(roads: readonly Road[]): RoadGraph {
-  const lon: number[] = [];
-  const lat: number[] = [];
-  const index = new Map<string, number>();
-  const nodeAt = ([x, y]: [number, number]) => {
-    const key = `${x.toFixed(3)},${y.toFixed(3)}`;
-    let i = index.get(key);
-    if (i === undefined) {
-      i = lon.length;
-      index.set(key, i);
-      lon.push(LON0 + x / KX);
-      lat.push(LAT0 + y / KY);
-    }
-    return i;
-  };
-  const limit: SpeedLimit = { kmh: 50, source: 'explicit' };
-  const ways: NetworkWay[] = [];
-  const segments: NetworkSegment[] = [];
-  roads.forEach((road, k) => {
-    ways.push({ wayId: k + 1, highway: road.roundabout ? 'tertiary' : 'residential', name: road.name });
-    segments.push({
-      way: k,
-      // The ends of a road become graph nodes (shared by the roads that meet there), the points between shape it.
-      nodes: road.points.map(nodeAt),
-      forward: true,
-      backward: road.oneway !== true,
-      forwardLimit: limit,
-      backwardLimit: limit,
-      urban: true,
-      roundabout: road.roundabout === true,
-    });
-  });
-  return buildGraph({ nodes: { lon, lat }, ways, segments, source: 'turn-junctions test', country: 'DE' });
-}
-
-/** The drive's true path as road geometry, one point every `stepM` metres, from index `from` to `to`. */
-function pathPoints(truth: Truth, from: number, to: number, stepM = 10): Array<[number, number]> {
-  const out: Array<[number, number]> = [[truth.x[from]!, truth.y[from]!]];
-  let last = out[0]!;
-  for (let i = from + 1; i <= to; i++) {
-    const p: [number, number] = [truth.x[i]!, truth.y[i]!];
-    if (Math.hypot(p[0] - last[0], p[1] - last[1]) >= stepM || i === to) {
-      out.push(p);
-      last = p;
-    }
-  }
-  return out;
-}
-
-function factor(trip: ScoredTrip, key: string) {
-  for (const t of trip.themes) for (const f of t.factors) if (f.key === key) return f;
-  throw new Error(key);
-}
-
-/** Index of the true motion at which the heading first comes within 1 degree of `deg` (from index `from`). */
-function headingReached(truth: Truth, deg: number, from = 0): number {
-  for (let i = from; i < truth.heading.length; i++)
-    if (Math.abs(((truth.heading[i]! - deg + 540) % 360) - 180) < 1) return i;
-  throw new Error(`heading ${deg} never reached`);
-}
 
 // A calm driver on one road through a 90-degree bend at 50 km/h (radius about 70 m, 2.7 m/s^2).
 const bend: Phase[] = [

@@ -246,7 +246,10 @@ export const ACCELERATION_MEASURES: Record<string, Measurer> = {
   },
 };
 
-/** Seconds near junction or signal nodes (exported for the distraction measures). */
+/**
+ * Seconds within `radiusM` of driving of a junction (three or more roads meet, `NodePass.junction`, as for the
+ * other junction factors) or a signalled node (exported for the distraction measures).
+ */
 export function nearJunctions(d: TripData, radiusM: number): Uint8Array {
   const seconds = d.road.nodePasses.filter((p) => p.junction || p.control === 'signals').map((p) => p.second);
   return nearSeconds(d, seconds, radiusM, radiusM);

@@ -101,8 +101,9 @@ function turnApex(d: TripData, turn: Turn): number {
  * Turns made at a junction (`turnEntrySpeedRatio`, research/telematics.md §5.3: "mean speed at junction turns
  * (heading change > 60°)"). A turn is a heading change of more than 60 degrees within 6 s while moving
  * (`findTurns`); it is made at a junction when the matched path passes a road node where three or more roads
- * meet (`NodePass.roads`: undirected, so one-way legs count) within 30 m of driving (along the track) of the
- * turn's apex, the second by which half the heading change is done.
+ * meet (`NodePass.junction`, from `NodePass.roads`: undirected, so one-way legs count; the same junctions as
+ * `junctionDensity` and `phoneUseNearJunctions`) within 30 m of driving (along the track) of the turn's apex, the
+ * second by which half the heading change is done.
  *
  * - A node pass is the second the track comes nearest the node, the centre of the junction. A kerbside turn is
  *   symmetric about it, so its apex is a few metres away; a wide junction, a turn begun early, the 1 Hz grid and
@@ -124,7 +125,7 @@ function turnApex(d: TripData, turn: Turn): number {
  */
 function junctionTurns(d: TripData): Turn[] {
   return memo(d, 'junctionTurns', () => {
-    const junctions = d.road.nodePasses.filter((p) => p.roads >= 3);
+    const junctions = d.road.nodePasses.filter((p) => p.junction);
     const onRoundabout = (t: Turn) => {
       for (let k = t.startS; k <= t.endS; k++) {
         const e = d.road.edge[k]!;

@@ -89,6 +89,8 @@ export const EXPOSURE_MEASURES: Record<string, Measurer> = {
       return main && !info.oneway && !info.urban && info.limitKmh >= 80 && Number.isFinite(info.limitKmh);
     }),
   unpavedShare: (d) => roadShare(d, (e) => d.road.edges.get(e)?.unpaved === true),
+  // Junctions (three or more roads meet, one-way roads leading in included: `NodePass.junction`) passed per
+  // matched km.
   junctionDensity: (d) => {
     let km = 0;
     for (let i = 0; i < d.track.n; i++) if (d.road.edge[i]! >= 0) km += d.track.stepM[i]! / 1000;

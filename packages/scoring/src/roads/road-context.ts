@@ -23,14 +23,18 @@ export interface NodePass {
   second: number;
   node: number;
   control: NodeControl | null;
-  /** Three or more edges leave the node (the junction factors' long-standing test; it misses one-way legs). */
-  junction: boolean;
   /**
    * Roads meeting at the node, whichever way they may be driven: a two-way road counts once, a one-way road
    * once whether it leads in or out (`incidentRoadCounts`). Three or more: a junction; two: a road that merely
    * continues (a way split where a name or limit changes, a signalled crossing, a bend).
    */
   roads: number;
+  /**
+   * Three or more roads meet at the node (`roads >= JUNCTION_MIN_ROADS`): the one definition of a junction for
+   * every junction factor (`junctionDensity`, `phoneUseNearJunctions`, `turnEntrySpeedRatio`). Until model
+   * 1.1.2 the first two asked for three or more edges *leaving* the node, which missed one-way roads leading in.
+   */
+  junction: boolean;
 }
 
 /** The trip's road context on the 1 s grid: which edge each second was on and what that road is like. */
@@ -52,6 +56,8 @@ export interface RoadContext {
   roadBearingDeg: Float64Array;
 }
 
+/** A node is a junction where at least this many roads meet (`NodePass.roads`). */
+export const JUNCTION_MIN_ROADS = 3;
 /** A trip counts as map-matched when at least this share of its length matched. */
 export const MIN_MATCHED_SHARE = 0.6;
 const UNPAVED = new Set([
@@ -73,7 +79,7 @@ const incidentRoadCache = new WeakMap<RoadGraph, Uint16Array>();
 /**
  * Per node of the graph, how many roads meet there: undirected, so a two-way road's two directed edges count
  * once and a one-way road counts at both its ends. One pass over the edges, once per graph. Out-edges alone
- * (`junction`) miss one-way roads leading in: a crossing of two one-way streets has two out-edges but four roads.
+ * miss one-way roads leading in: a crossing of two one-way streets has two out-edges but four roads.
  */
 export function incidentRoadCounts(graph: RoadGraph): Uint16Array {
   let roads = incidentRoadCache.get(graph);
@@ -194,13 +200,13 @@ export function buildRoadContext(graph: RoadGraph, track: Track, matchOptions: M
           best = i;
         }
       }
-      const [outStart, outEnd] = graph.outEdgeRange(node);
+      const roads = incident[node]!;
       context.nodePasses.push({
         second: best,
         node,
         control: graph.nodeControl(node),
-        junction: outEnd - outStart >= 3,
-        roads: incident[node]!,
+        roads,
+        junction: roads >= JUNCTION_MIN_ROADS,
       });
     }
   }
