@@ -2,6 +2,7 @@ import type SQLite from 'better-sqlite3';
 import type { Compilable, CompiledQuery, Kysely } from 'kysely';
 import { toDomainError } from './errors.ts';
 import { sqliteHandleOfAdapter } from './open-database.ts';
+import { compileResolvingValues, isWiderThanInt32 } from './wide-integer-comparisons.ts';
 
 /**
  * Hot queries compiled once per shape instead of once per request.
@@ -50,9 +51,17 @@ export async function runShape<DB, R>(
     shapes = new Map();
     shapesByAdapter.set(adapter, shapes);
   }
-  let shape = shapes.get(key);
+  // An integer argument wider than 32 bits may compile differently on PostgreSQL (a plugin casts it in
+  // comparisons: wide-integer-comparisons.ts), so such a call compiles its own statement, kept for it alone.
+  const wide = args.some(isWiderThanInt32);
+  let shape = wide ? undefined : shapes.get(key);
   if (!shape) {
-    const compiled = build().compile();
+    const compiled = wide
+      ? compileResolvingValues(
+          (p) => (typeof p === 'string' && p.startsWith(MARK) ? args[Number(p.slice(MARK.length))] : p),
+          () => build().compile(),
+        )
+      : build().compile();
     const slots = compiled.parameters.map((p) =>
       typeof p === 'string' && p.startsWith(MARK) ? Number(p.slice(MARK.length)) : -1,
     );
@@ -60,8 +69,10 @@ export async function runShape<DB, R>(
       if (slot >= args.length) throw new Error(`query shape ${key} uses argument ${slot} but gets ${args.length}`);
     }
     shape = { compiled, slots };
-    if (shapes.size >= MAX_SHAPES) shapes.clear();
-    shapes.set(key, shape);
+    if (!wide) {
+      if (shapes.size >= MAX_SHAPES) shapes.clear();
+      shapes.set(key, shape);
+    }
   }
   const { compiled, slots } = shape;
   const parameters = new Array<unknown>(slots.length);
