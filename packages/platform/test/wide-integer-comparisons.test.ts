@@ -93,6 +93,28 @@ describe.each(testDialects())('comparisons with integers wider than 32 bits on $
       expect(await shape(b)).toEqual([{ id: b }]);
       expect(await shape(HUGE)).toEqual([]);
       expect(await shape(a)).toEqual([{ id: a }]);
+      expect(await shape(BIG + 1)).toEqual([]);
+      expect(await shape(HUGE * 10)).toEqual([]);
+      expect(await shape(-BIG)).toEqual([]);
+      expect(await shape(b)).toEqual([{ id: b }]);
+    });
+
+    it('leaves query shapes of a database without the plugin as they were', async () => {
+      const plain = database.db;
+      const run = (id: number) =>
+        runShape(
+          plain,
+          'wide-items-plain',
+          () =>
+            plain
+              .selectFrom('wide_items')
+              .select('id')
+              .where('id', '=', arg(0) as never),
+          [id],
+        );
+      expect(await run(ids[0]!)).toEqual([{ id: ids[0] }]);
+      if (dialect.name === 'postgres') await expect(run(BIG)).rejects.toBeInstanceOf(ValueNotStorableError);
+      else expect(await run(BIG)).toEqual([]);
     });
 
     it('leaves a value written into an integer column as it is', async () => {

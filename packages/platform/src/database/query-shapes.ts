@@ -2,7 +2,7 @@ import type SQLite from 'better-sqlite3';
 import type { Compilable, CompiledQuery, Kysely } from 'kysely';
 import { toDomainError } from './errors.ts';
 import { sqliteHandleOfAdapter } from './open-database.ts';
-import { compileResolvingValues, isWiderThanInt32 } from './wide-integer-comparisons.ts';
+import { compileResolvingValues, WideIntegerComparisonsPlugin, wideCastType } from './wide-integer-comparisons.ts';
 
 /**
  * Hot queries compiled once per shape instead of once per request.
@@ -51,10 +51,11 @@ export async function runShape<DB, R>(
     shapes = new Map();
     shapesByAdapter.set(adapter, shapes);
   }
-  // An integer argument wider than 32 bits may compile differently on PostgreSQL (a plugin casts it in
-  // comparisons: wide-integer-comparisons.ts), so such a call compiles its own statement, kept for it alone.
-  const wide = args.some(isWiderThanInt32);
-  let shape = wide ? undefined : shapes.get(key);
+  // Under WideIntegerComparisonsPlugin an integer argument wider than 32 bits compiles differently (cast in
+  // comparisons), so which arguments are that wide is part of the shape: its own compiled statement.
+  const wide = hasWidePlugin(db) ? wideArguments(args) : '';
+  const cacheKey = wide ? `${key}\u0000wide:${wide}` : key;
+  let shape = shapes.get(cacheKey);
   if (!shape) {
     const compiled = wide
       ? compileResolvingValues(
@@ -69,10 +70,8 @@ export async function runShape<DB, R>(
       if (slot >= args.length) throw new Error(`query shape ${key} uses argument ${slot} but gets ${args.length}`);
     }
     shape = { compiled, slots };
-    if (!wide) {
-      if (shapes.size >= MAX_SHAPES) shapes.clear();
-      shapes.set(key, shape);
-    }
+    if (shapes.size >= MAX_SHAPES) shapes.clear();
+    shapes.set(cacheKey, shape);
   }
   const { compiled, slots } = shape;
   const parameters = new Array<unknown>(slots.length);
@@ -99,4 +98,23 @@ export async function runShape<DB, R>(
   }
   const result = await db.executeQuery<R>({ ...compiled, parameters } as CompiledQuery<R>);
   return result.rows;
+}
+
+function hasWidePlugin<DB>(db: Kysely<DB>): boolean {
+  const plugins = db.getExecutor().plugins;
+  for (let i = 0; i < plugins.length; i++) if (plugins[i] instanceof WideIntegerComparisonsPlugin) return true;
+  return false;
+}
+
+/**
+ * The integer arguments wider than 32 bits, by index and the type they compare as (`1:bigint,3:numeric`), or ''
+ * when there are none.
+ */
+function wideArguments(args: readonly unknown[]): string {
+  let out = '';
+  for (let i = 0; i < args.length; i++) {
+    const type = wideCastType(args[i]);
+    if (type) out += `${out ? ',' : ''}${i}:${type}`;
+  }
+  return out;
 }

@@ -13,8 +13,9 @@
  * PostgreSQL still refuses one that the column cannot hold.
  *
  * The cast depends on the value, so it is decided when a query compiles. A statement compiled once and run
- * again with other values ({@link runShape}) is compiled on its own when one of its values is that wide
- * ({@link compileResolvingValues} tells the plugin which values its placeholders stand for).
+ * again with other values ({@link runShape}) keeps one compiled statement per set of arguments that are that
+ * wide (which ones, and whether bigint or numeric), compiled with {@link compileResolvingValues} telling the
+ * plugin which values its placeholders stand for; calls without such an argument share the plain statement.
  */
 import {
   BinaryOperationNode,
@@ -65,12 +66,15 @@ export function isWiderThanInt32(value: unknown): boolean {
   return typeof value === 'number' && Number.isInteger(value) && (value < INT32_MIN || value > INT32_MAX);
 }
 
-/** The type a wide integer is compared as, or undefined for a value left as it is. */
-function castTypeOf(value: unknown): 'bigint' | 'numeric' | undefined {
-  const v = resolveValue ? resolveValue(value) : value;
+/** The type the plugin compares `value` as: `bigint` or `numeric` for an integer wider than 32 bits, else undefined. */
+export function wideCastType(v: unknown): 'bigint' | 'numeric' | undefined {
   if (!isWiderThanInt32(v)) return undefined;
   if (typeof v === 'bigint') return v >= -(2n ** 63n) && v < 2n ** 63n ? 'bigint' : 'numeric';
   return Math.abs(v as number) < INT64_LIMIT ? 'bigint' : 'numeric';
+}
+
+function castTypeOf(value: unknown): 'bigint' | 'numeric' | undefined {
+  return wideCastType(resolveValue ? resolveValue(value) : value);
 }
 
 function castIfWide(node: OperationNode): OperationNode {
