@@ -3,7 +3,14 @@
  * server and every module's routes onto a Fastify app, without listening (server.ts does that; tests
  * use `app.inject()`).
  */
-import { createHttpApp, type Database, type Logger, registerOpsRoutes, sqliteHandleOf } from '@svc/platform';
+import {
+  createHttpApp,
+  type Database,
+  type Logger,
+  registerOpsRoutes,
+  sqliteHandleOf,
+  WideIntegerComparisonsPlugin,
+} from '@svc/platform';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import { Authenticator } from './auth/authenticate.ts';
@@ -48,7 +55,10 @@ export interface CmsApp {
 /** Builds the CMS: every module registered, the REST API mounted at /cms-json, ops routes at /healthz etc. */
 export async function buildApp(deps: BuildAppDeps): Promise<CmsApp> {
   const { database, logger, config } = deps;
-  const db = database.db;
+  // PostgreSQL's id columns are 32-bit (serial); WordPress's are bigint, SQLite's integers 64-bit. An id past
+  // 2^31 - 1 in a request (`/posts/99999999999`, `?include=...`) is one no item has, on every dialect: the
+  // plugin compiles comparisons with such a value so that PostgreSQL does not refuse them.
+  const db = database.dialect === 'postgres' ? database.db.withPlugin(new WideIntegerComparisonsPlugin()) : database.db;
   const now = deps.now ?? (() => new Date());
   const options = new OptionsRepository(db, { ttlMs: deps.optionsTtlMs ?? 2000 });
   const users = new UsersRepository(db);

@@ -7,6 +7,7 @@ export * from './database/migrations.ts';
 export * from './database/open-database.ts';
 export * from './database/query-shapes.ts';
 export * from './database/transaction.ts';
+export * from './database/wide-integer-comparisons.ts';
 export * from './errors.ts';
 export * from './http/create-app.ts';
 export * from './http/metrics.ts';

@@ -11,7 +11,7 @@
  *   there is no list to follow);
  * - `relevance` ranks title matches first, then by date.
  */
-import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
+import { type Expression, type ExpressionBuilder, expressionBuilder, type SqlBool, sql } from 'kysely';
 import { fitsInt32 } from '../db/limit.ts';
 import type { CmsDatabase } from '../db/schema.ts';
 
@@ -316,11 +316,14 @@ export function postListOrder(q: PostListQuery): OrderItem[] {
           { expr: ref('date_local'), direction: 'asc' },
           { expr: ref('id'), direction: 'asc' },
         ];
+      // Each `when` a comparison, not `case posts.id when <id>`: PostgreSQL's plugin for ids past its 32-bit
+      // columns (WideIntegerComparisonsPlugin) sees comparisons only.
+      const eb = expressionBuilder<CmsDatabase, 'posts'>();
       const cases = sql.join(
-        ids.map((id, i) => sql`when ${id} then ${i}`),
+        ids.map((id, i) => sql`when ${eb('posts.id', '=', id)} then ${i}`),
         sql` `,
       );
-      return [{ expr: sql`case posts.id ${cases} else ${ids.length} end`, direction: 'asc' }];
+      return [{ expr: sql`case ${cases} else ${ids.length} end`, direction: 'asc' }];
     }
     case 'include_slugs': {
       const slugs = q.slugs ?? [];

@@ -240,8 +240,9 @@ export class SiteService {
     try {
       return await this.#handle(request, settings);
     } catch (err) {
-      // The site only reads: a value the database cannot hold (on PostgreSQL, an id past its integer columns'
-      // range in `?p=` or `?cat=`) cannot equal anything stored, so what it names does not exist, as SQLite says.
+      // The site only reads: a value the database cannot hold cannot equal anything stored, so what it names
+      // does not exist. (An id past PostgreSQL's 32-bit columns in `?p=` or `?cat=` no longer gets here: the
+      // connection compiles such comparisons so they cannot fail, WideIntegerComparisonsPlugin.)
       if (err instanceof ValueNotStorableError) return this.#notFound(settings);
       throw err;
     }

@@ -2,6 +2,7 @@ import type SQLite from 'better-sqlite3';
 import type { Compilable, CompiledQuery, Kysely } from 'kysely';
 import { toDomainError } from './errors.ts';
 import { sqliteHandleOfAdapter } from './open-database.ts';
+import { compileResolvingValues, WideIntegerComparisonsPlugin, wideCastType } from './wide-integer-comparisons.ts';
 
 /**
  * Hot queries compiled once per shape instead of once per request.
@@ -50,9 +51,18 @@ export async function runShape<DB, R>(
     shapes = new Map();
     shapesByAdapter.set(adapter, shapes);
   }
-  let shape = shapes.get(key);
+  // Under WideIntegerComparisonsPlugin an integer argument wider than 32 bits compiles differently (cast in
+  // comparisons), so which arguments are that wide is part of the shape: its own compiled statement.
+  const wide = hasWidePlugin(db) ? wideArguments(args) : '';
+  const cacheKey = wide ? `${key}\u0000wide:${wide}` : key;
+  let shape = shapes.get(cacheKey);
   if (!shape) {
-    const compiled = build().compile();
+    const compiled = wide
+      ? compileResolvingValues(
+          (p) => (typeof p === 'string' && p.startsWith(MARK) ? args[Number(p.slice(MARK.length))] : p),
+          () => build().compile(),
+        )
+      : build().compile();
     const slots = compiled.parameters.map((p) =>
       typeof p === 'string' && p.startsWith(MARK) ? Number(p.slice(MARK.length)) : -1,
     );
@@ -61,7 +71,7 @@ export async function runShape<DB, R>(
     }
     shape = { compiled, slots };
     if (shapes.size >= MAX_SHAPES) shapes.clear();
-    shapes.set(key, shape);
+    shapes.set(cacheKey, shape);
   }
   const { compiled, slots } = shape;
   const parameters = new Array<unknown>(slots.length);
@@ -88,4 +98,23 @@ export async function runShape<DB, R>(
   }
   const result = await db.executeQuery<R>({ ...compiled, parameters } as CompiledQuery<R>);
   return result.rows;
+}
+
+function hasWidePlugin<DB>(db: Kysely<DB>): boolean {
+  const plugins = db.getExecutor().plugins;
+  for (let i = 0; i < plugins.length; i++) if (plugins[i] instanceof WideIntegerComparisonsPlugin) return true;
+  return false;
+}
+
+/**
+ * The integer arguments wider than 32 bits, by index and the type they compare as (`1:bigint,3:numeric`), or ''
+ * when there are none.
+ */
+function wideArguments(args: readonly unknown[]): string {
+  let out = '';
+  for (let i = 0; i < args.length; i++) {
+    const type = wideCastType(args[i]);
+    if (type) out += `${out ? ',' : ''}${i}:${type}`;
+  }
+  return out;
 }
