@@ -15,6 +15,7 @@ import { createFleet, listFleets, requireFleet } from './store/fleets.ts';
 import { createIngestKey, listIngestKeys, revokeIngestKey } from './store/ingest-keys.ts';
 import { queueCounts, requeue } from './store/job-queue.ts';
 import { deleteLocationData, driverDataCounts, eraseDriver } from './store/location-data.ts';
+import { otherModelsNotice, tripsScoredByOtherModels } from './store/model-versions.ts';
 import { openTripsDatabase, type TripsDatabase } from './store/open-trips-database.ts';
 import { createVehicle, listVehicles, requireVehicle, updateVehicle } from './store/vehicles.ts';
 
@@ -782,6 +783,14 @@ queue
         );
       }
       for (const f of failed) process.stdout.write(`  failed ${f.trip_id} (${f.plate}): ${f.last_error}\n`);
+      // Loaded here, not at the top: the engine's modules are not needed by the other commands.
+      const { SCORING_MODEL_VERSION } = await import('@svc/scoring');
+      const notice = otherModelsNotice(
+        await tripsScoredByOtherModels(db.db, SCORING_MODEL_VERSION),
+        SCORING_MODEL_VERSION,
+        opts.env,
+      );
+      if (notice) process.stdout.write(`${notice}\n`);
     }),
   );
 queue

@@ -254,6 +254,33 @@ describe('admin CLI (npx trips)', () => {
     }
   }, 180_000);
 
+  it('queue status names the stored trips scored by another model version, until rescore brings them up to date', async () => {
+    // The sandbox holds the trip the previous test imported and scored with the current model.
+    const status = async () => (await trips('queue', 'status', '--env', 'sandbox')).stdout;
+    expect(await status()).not.toContain('another model');
+    const sqliteFile = path.join(dataDir, 'trips-sandbox.db');
+    const database = await openTripsDatabase({ environment: 'sandbox', sqliteFile });
+    try {
+      // As after an upgrade: the stored score comes from an older release's model.
+      const updated = await database.db.updateTable('trips').set({ model_version: '1.0.0' }).executeTakeFirst();
+      expect(Number(updated.numUpdatedRows)).toBe(1);
+      await database.db
+        .updateTable('trip_uploads')
+        .set({ model_version: '1.0.0' })
+        .where('status', '=', 'scored')
+        .execute();
+    } finally {
+      await database.close();
+    }
+    const { SCORING_MODEL_VERSION } = await import('@svc/scoring');
+    expect(await status()).toContain(
+      `1 stored trip was scored by another model than the current ${SCORING_MODEL_VERSION} (1 by 1.0.0); they are served with those scores until \`npx trips rescore --env sandbox\` recomputes them\n`,
+    );
+    // The import's roll of 0.5 km is a failed upload: rescore tries it again too, and it stays unscorable.
+    expect((await trips('rescore', '--env', 'sandbox')).stdout).toContain('1 rescored, 1 not scorable');
+    expect(await status()).not.toContain('another model');
+  }, 180_000);
+
   it('refuses an --expires past the last representable date instead of storing a token tokens list cannot show', async () => {
     await trips('fleets', 'create', '--name', 'Expiry fleet', '--id', 'fleet_expiry', '--env', 'sandbox');
     const args = ['tokens', 'create', '--fleet', 'fleet_expiry', '--env', 'sandbox', '--expires'];

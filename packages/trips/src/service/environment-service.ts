@@ -5,6 +5,7 @@ import type { Environment } from '../environment.ts';
 import { buildIngestApp } from '../ingest/build-ingest-app.ts';
 import { ScoringWorker } from '../ingest/scoring-worker.ts';
 import type { TripScorer } from '../scoring/trip-scorer.ts';
+import { otherModelsNotice, tripsScoredByOtherModels } from '../store/model-versions.ts';
 import { openTripsDatabase, type TripsDatabase } from '../store/open-trips-database.ts';
 import { databaseOptionsFor } from './database-location.ts';
 import { type RetentionTask, startLocationRetention } from './location-retention.ts';
@@ -93,6 +94,7 @@ export async function startEnvironment(options: EnvironmentServiceOptions): Prom
     throw err;
   }
   worker?.start();
+  if (options.scorer) await reportOtherModels(database, options.scorer.modelVersion, environment, logger);
   // Retention runs where trips are scored: API-only nodes (scoring worker off) leave it to those.
   const retention: RetentionTask | null =
     worker && config.locationRetentionDays !== undefined
@@ -115,6 +117,21 @@ export async function startEnvironment(options: EnvironmentServiceOptions): Prom
       return stopping;
     },
   };
+}
+
+/**
+ * Says at start-up when stored trips carry scores of another model than the one this node scores with (after
+ * an upgrade): they stay as they are until an operator runs `rescore`, which may be a decision (scores feed
+ * underwriting), so it is not started here. A failed count is only logged: it must not keep the service down.
+ */
+async function reportOtherModels(database: TripsDatabase, current: string, environment: Environment, logger: Logger) {
+  try {
+    const counts = await tripsScoredByOtherModels(database.db, current);
+    const notice = otherModelsNotice(counts, current, environment);
+    if (notice) logger.warn({ modelVersions: counts }, notice);
+  } catch (err) {
+    logger.warn({ err }, 'could not count the trips scored by other model versions');
+  }
 }
 
 /** The public API app of one environment, as every process serving it builds it. */
