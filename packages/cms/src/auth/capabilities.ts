@@ -58,6 +58,17 @@ const BLOCK_CAPS = new Set([
   'edit_published_blocks',
 ]);
 
+/**
+ * The capabilities a user holds plus the primitive block capabilities they satisfy: map_meta_cap() turns
+ * `publish_blocks`, `edit_others_blocks`, ... into the post ones, so a check of a block type's primitive
+ * capability (`current_user_can( $post_type->cap->publish_posts )`) passes for whoever holds the post one.
+ */
+export function withBlockCapabilities(caps: ReadonlySet<string>): ReadonlySet<string> {
+  const out = new Set(caps);
+  for (const cap of BLOCK_CAPS) if (caps.has(cap.replace('_blocks', '_posts'))) out.add(cap);
+  return out;
+}
+
 export class Capabilities {
   private readonly deps: CapabilityDeps;
   private readonly metaAliases = postTypeMetaCaps();

@@ -718,17 +718,20 @@ export class ContentService {
     if (Object.keys(extra).length > 0) await this.repo.update(id, extra, trx);
     if (facts && !existing && slugFromTitle) facts.generatedSlug = fields.slug;
 
-    // Categories: a post always has one (the default category) unless the request sets them.
+    // Categories: a post always has one (the default category) unless the request sets them. wp_update_post()
+    // gives wp_insert_post() the post's current categories, so a saved post that has none gets the default
+    // one as well; categories a request names are set after that, as they are (an empty list included).
     const added: number[] = [];
     const removed: number[] = [];
     const sets: Array<readonly [string, readonly number[]]> = [];
     if (
       typeDef?.taxonomies.includes('category') &&
-      !existing &&
       status !== 'auto-draft' &&
-      w.terms?.category === undefined
+      w.terms?.category === undefined &&
+      settings.defaultCategory > 0 &&
+      (!existing || !(await this.repo.terms([id], trx)).some((term) => term.taxonomy === 'category'))
     ) {
-      if (settings.defaultCategory > 0) sets.push(['category', [settings.defaultCategory]]);
+      sets.push(['category', [settings.defaultCategory]]);
     }
     for (const [taxonomy, ids] of Object.entries(w.terms ?? {})) {
       if (typeDef?.taxonomies.includes(taxonomy)) sets.push([taxonomy, ids]);

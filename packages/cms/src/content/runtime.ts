@@ -3,6 +3,7 @@
  * the scheduler, the per-type registered meta keys and templates, and the helpers that answer
  * capability questions for a request.
  */
+import { withBlockCapabilities } from '../auth/capabilities.ts';
 import type { CmsContext } from '../module.ts';
 import type { RestRequest } from '../rest/request.ts';
 import type { ContentService } from './content-service.ts';
@@ -34,11 +35,14 @@ export interface ContentRuntime {
 
 const capsByRequest = new WeakMap<RestRequest, ReadonlySet<string>>();
 
-/** The primitive capabilities a request's user holds (WP_User::$allcaps), computed once per request. */
+/**
+ * The primitive capabilities a request's user holds (WP_User::$allcaps, plus the block capabilities their
+ * post ones give, as map_meta_cap() maps them), computed once per request.
+ */
 export function userCaps(runtime: ContentRuntime, request: RestRequest): ReadonlySet<string> {
   let caps = capsByRequest.get(request);
   if (!caps) {
-    caps = runtime.ctx.caps.allCaps(request.user);
+    caps = withBlockCapabilities(runtime.ctx.caps.allCaps(request.user));
     capsByRequest.set(request, caps);
   }
   return caps;

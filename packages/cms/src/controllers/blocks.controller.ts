@@ -157,8 +157,9 @@ export class BlocksController extends PostsController {
       const settings = extras?.settings ?? (await this.#rt.service.settings());
       data.link = `${settings.home}/?post_type=${this.type.slug}&p=${post.id}`;
     }
-    // A block has no attachments and no author or comments support.
-    for (const rel of ['https://api.w.org/attachment', 'author', 'replies']) response.links.delete(rel);
+    // A block has no author or comments support; its attachments link stays (prepare_links() adds it to
+    // every type but attachments, menu items and revisions).
+    for (const rel of ['author', 'replies']) response.links.delete(rel);
     return response;
   }
 }

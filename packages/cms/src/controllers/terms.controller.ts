@@ -301,6 +301,20 @@ export class TermsController extends RestController {
     return parent;
   }
 
+  /**
+   * wp_check_term_hierarchy_for_loops(): a parent that is the term itself or one of its descendants would make
+   * a loop, so the term moves to the top level instead (parent 0), as wp_update_term() does.
+   */
+  private async parentWithoutLoop(termId: number, parent: number): Promise<number> {
+    const seen = new Set<number>();
+    for (let id = parent; id > 0 && !seen.has(id); ) {
+      if (id === termId) return 0;
+      seen.add(id);
+      id = (await this.ctx.terms.findById(id))?.parent ?? 0;
+    }
+    return parent;
+  }
+
   /** A slug not used in this taxonomy (wp_unique_term_slug, simplified to numeric suffixes). */
   private async uniqueSlug(base: string, exceptId?: number): Promise<string> {
     let candidate = base;
@@ -364,11 +378,7 @@ export class TermsController extends RestController {
     }
     let slug = requestedSlug || sanitizeTitle(name);
     if (slug === '') slug = sanitizeTitle(name, String(Date.now()));
-    if (requestedSlug && (await this.ctx.terms.findBySlug(this.taxonomy.slug, requestedSlug))) {
-      throw new RestError('duplicate_term_slug', `The slug “${requestedSlug}” is already in use by another term.`, {
-        status: 400,
-      });
-    }
+    // wp_insert_term() makes a slug another term has unique, given or not (only wp_update_term() refuses it).
     slug = await this.uniqueSlug(slug);
     const id = await writeTransaction(this.ctx.db, (trx) =>
       this.ctx.terms.insert(
@@ -412,12 +422,7 @@ export class TermsController extends RestController {
     }
     const description = request.get('description');
     if (typeof description === 'string') changes.description = ksesData(description);
-    if (parent !== undefined) {
-      if (parent === term.id) {
-        throw new RestError('rest_term_invalid', 'Parent term does not exist.', { status: 400 });
-      }
-      changes.parent = parent;
-    }
+    if (parent !== undefined) changes.parent = await this.parentWithoutLoop(term.id, parent);
     const slug = request.get('slug');
     if (typeof slug === 'string' && slug !== '' && slug !== term.slug) {
       const other = await this.ctx.terms.findBySlug(this.taxonomy.slug, slug);
