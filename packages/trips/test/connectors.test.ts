@@ -176,6 +176,45 @@ describe.each(testDialects())('file connectors on $label', (dialect) => {
       expect(await importFile(database.db, file, options)).toMatchObject({ imported: 0, duplicates: 2 });
     });
 
+    it('stores a track of one drive and a short movement as the drive, listing the movement as skipped', async () => {
+      // A 4-minute drive, 20 minutes parked, then 40 s moving the car 150 m across a yard, parked again.
+      const fixes: Array<{ t: number; lat: number; lon: number }> = [];
+      const t0 = Date.UTC(2026, 10, 6, 7, 0);
+      for (const x of scorableTrip({ startMs: t0, vehicle: 'IM-1', seed: 6, minutes: 4 }).samples) {
+        if (x.type === 'gps') fixes.push({ t: x.t, lat: x.lat, lon: x.lon });
+      }
+      const driveEnd = fixes.at(-1)!;
+      for (let k = 1; k <= 20; k++) fixes.push({ ...driveEnd, t: driveEnd.t + k * 60_000 });
+      const yard = fixes.at(-1)!;
+      for (let i = 1; i <= 40; i++) fixes.push({ t: yard.t + i * 1000, lat: yard.lat, lon: yard.lon + i * 0.00005 });
+      const parked = fixes.at(-1)!;
+      for (let k = 1; k <= 10; k++) fixes.push({ ...parked, t: parked.t + k * 60_000 });
+      const file = path.join(dir, 'one-drive.csv');
+      const rows = ['timestamp,lat,lon', ...fixes.map((f) => `${new Date(f.t).toISOString()},${f.lat},${f.lon}`)];
+      writeFileSync(file, rows.join('\n'));
+
+      const s = await importFile(database.db, file, options);
+      expect(s).toMatchObject({ imported: 1, duplicates: 0, rejected: [] });
+      expect(s.skipped).toEqual([
+        {
+          location: expect.stringMatching(/^the file \(lines 2-\d+\), 07:2\d-07:2\d UTC$/),
+          reason: expect.stringMatching(
+            /^not a trip beside the drive \(too short to be a trip: 0\.\d+ km and \d+ s moving; /,
+          ),
+        },
+      ]);
+      const upload = await database.db
+        .selectFrom('trip_uploads')
+        .select(['first_sample_ms', 'sample_count', 'idempotency_key'])
+        .where('trip_id', '=', s.tripIds[0]!)
+        .executeTakeFirstOrThrow();
+      // The drive's fixes only (with the 30 s the engine reaches into the standstill), under the key of the track.
+      expect(Number(upload.first_sample_ms)).toBe(t0);
+      expect(upload.sample_count).toBeLessThanOrEqual(4 * 60 + 31);
+      expect(upload.idempotency_key).toMatch(/^import-v2-/);
+      expect(await importFile(database.db, file, options)).toMatchObject({ imported: 0, duplicates: 1 });
+    });
+
     it('takes the one drive out of a track whose positions span more than a day, instead of refusing it all', async () => {
       // A logger left on: a position an hour for two days, around one 4-minute drive.
       const t0 = Date.UTC(2026, 10, 9, 0, 0);

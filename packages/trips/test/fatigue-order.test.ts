@@ -206,7 +206,7 @@ describe.each(testDialects())('fatigue context independent of arrival order on $
           url: `/ingest/v1/trips/${later}`,
           headers: { authorization: `Bearer ${secret}` },
         });
-        expect(res.json()).toEqual({ ok: true, tripId: later, status: 'scored' });
+        expect(res.json()).toEqual({ ok: true, tripId: later, status: 'scored', tripIds: [later], skipped: [] });
       } finally {
         await app.close();
       }

@@ -137,7 +137,7 @@ describe.each(testDialects())('idempotency by the canonical fingerprint on $labe
       const queuedBefore = queued.length;
       for (const repeat of repeats) {
         const res = await repeat();
-        expect(res.json()).toEqual({ ok: true, tripId, status: 'duplicate' });
+        expect(res.json()).toEqual({ ok: true, tripId, status: 'duplicate', tripIds: [tripId], skipped: [] });
         expect(res.statusCode).toBe(200);
       }
       expect(await rowsOf(idempotencyKey)).toEqual(before);
@@ -298,7 +298,13 @@ describe.each(testDialects())('idempotency by the canonical fingerprint on $labe
         () => postJson('canon-old-0001', reversedKeys(swapped)),
       ]) {
         const res = await repeat();
-        expect(res.json()).toEqual({ ok: true, tripId: 'trip_canonold0001', status: 'duplicate' });
+        expect(res.json()).toEqual({
+          ok: true,
+          tripId: 'trip_canonold0001',
+          status: 'duplicate',
+          tripIds: ['trip_canonold0001'],
+          skipped: [],
+        });
         expect(res.statusCode).toBe(200);
       }
       for (const other of [
@@ -321,7 +327,13 @@ describe.each(testDialects())('idempotency by the canonical fingerprint on $labe
         .where('trip_id', '=', 'trip_canonold0002')
         .execute();
       const same = await postJson('canon-old-0002', batch);
-      expect(same.json()).toEqual({ ok: true, tripId: 'trip_canonold0002', status: 'duplicate' });
+      expect(same.json()).toEqual({
+        ok: true,
+        tripId: 'trip_canonold0002',
+        status: 'duplicate',
+        tripIds: ['trip_canonold0002'],
+        skipped: [],
+      });
       // Only the bytes are left to compare: another serialisation cannot be told from another trip.
       expect((await postJson('canon-old-0002', reversedKeys(batch))).statusCode).toBe(409);
     });

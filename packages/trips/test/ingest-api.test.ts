@@ -65,7 +65,13 @@ describe.each(testDialects())('ingest endpoint on $label', (dialect) => {
       expect(first.json()).toMatchObject({ ok: true, status: 'queued', tripId: expect.stringMatching(/^trip_/) });
       const again = await post(JSON.stringify(batch), headers);
       expect(again.statusCode).toBe(200);
-      expect(again.json()).toEqual({ ok: true, tripId: first.json().tripId, status: 'duplicate' });
+      expect(again.json()).toEqual({
+        ok: true,
+        tripId: first.json().tripId,
+        status: 'duplicate',
+        tripIds: [first.json().tripId],
+        skipped: [],
+      });
       const rows = await database.db
         .selectFrom('trip_uploads')
         .select('trip_id')
@@ -101,7 +107,13 @@ describe.each(testDialects())('ingest endpoint on $label', (dialect) => {
         'content-encoding': 'gzip',
       });
       expect(repeat.statusCode).toBe(200);
-      expect(repeat.json()).toEqual({ ok: true, tripId: first.json().tripId, status: 'duplicate' });
+      expect(repeat.json()).toEqual({
+        ok: true,
+        tripId: first.json().tripId,
+        status: 'duplicate',
+        tripIds: [first.json().tripId],
+        skipped: [],
+      });
 
       // Another trip, another vehicle or a device key of another vehicle under the same key: a conflict.
       const otherTrip = gpsTrip({ startMs: Date.UTC(2026, 10, 1, 15), vehicle: 'AC-100' });
@@ -135,7 +147,13 @@ describe.each(testDialects())('ingest endpoint on $label', (dialect) => {
       });
       expect(res.statusCode).toBe(202);
       const status = await app.inject({ url: `/ingest/v1/trips/${res.json().tripId}`, headers: auth(connectorKey) });
-      expect(status.json()).toEqual({ ok: true, tripId: res.json().tripId, status: 'queued' });
+      expect(status.json()).toEqual({
+        ok: true,
+        tripId: res.json().tripId,
+        status: 'queued',
+        tripIds: [res.json().tripId],
+        skipped: [],
+      });
       const driver = await database.db
         .selectFrom('drivers')
         .selectAll()
@@ -160,7 +178,13 @@ describe.each(testDialects())('ingest endpoint on $label', (dialect) => {
         ...headers,
         'content-type': 'application/x-ndjson',
       });
-      expect(repeat.json()).toEqual({ ok: true, tripId: first.json().tripId, status: 'duplicate' });
+      expect(repeat.json()).toEqual({
+        ok: true,
+        tripId: first.json().tripId,
+        status: 'duplicate',
+        tripIds: [first.json().tripId],
+        skipped: [],
+      });
       expect(repeat.statusCode).toBe(200);
       const row = await database.db
         .selectFrom('trip_uploads')
@@ -359,7 +383,7 @@ describe.each(testDialects())('ingest endpoint on $label', (dialect) => {
       expect(skewed.statusCode).toBe(202);
     });
 
-    it('refuses an upload whose positions span more than a day (several trips, not one) with 400, storing nothing', async () => {
+    it('refuses an upload whose positions span more than a day with 400, storing nothing', async () => {
       const first = gpsTrip({ startMs: Date.UTC(2026, 10, 2, 8), vehicle: 'AC-100', points: 30 });
       const second = gpsTrip({ startMs: Date.UTC(2026, 10, 8, 17), vehicle: 'AC-100', points: 30 });
       const week = { ...first, samples: [...first.samples, ...second.samples] };
@@ -370,7 +394,7 @@ describe.each(testDialects())('ingest endpoint on $label', (dialect) => {
       });
       expect(res.statusCode).toBe(400);
       expect(res.json().error).toBe(
-        'invalid telemetry: the GPS positions span 153.0 h (2026-11-02T08:00:00.000Z to 2026-11-08T17:00:29.000Z), more than 24 h: an upload is one trip; send each trip on its own (`trips import` splits a file into trips)',
+        "invalid telemetry: the GPS positions span 153.0 h (2026-11-02T08:00:00.000Z to 2026-11-08T17:00:29.000Z), more than 24 h: send at most a day of positions per upload (a day's drives may come together: they are stored as one trip each; `trips import` splits a file into trips)",
       );
       const stored = await database.db
         .selectFrom('trip_uploads')

@@ -197,6 +197,7 @@ describe.each(testDialects())('vehicle stats on $label', (dialect) => {
         '0012_rescore_leases',
         '0013_uploads_by_driver',
         '0014_uploads_in_time_order',
+        '0015_split_uploads',
       ]);
       const stats = await database.db.selectFrom('vehicle_stats').selectAll().execute();
       for (const span of [1, 7]) {

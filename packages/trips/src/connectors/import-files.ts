@@ -6,7 +6,7 @@ import { DomainError } from '@svc/platform';
 import { type Sample, type TelemetryBatch, validateTelemetry } from '@svc/scoring';
 import { IdempotencyConflictError } from '../errors.ts';
 import { canonicalPlate } from '../ids.ts';
-import { type AcceptedUpload, acceptUpload, type UploadSender } from '../ingest/accept-upload.ts';
+import { type AcceptedUpload, acceptUpload, type SkippedMovement, type UploadSender } from '../ingest/accept-upload.ts';
 import type { TripsDb } from '../store/open-trips-database.ts';
 import { readCsv } from './csv-connector.ts';
 import type { FileContents, FileRejection, FileTrip } from './file-trip.ts';
@@ -151,18 +151,32 @@ export async function importFile(
     const outcome = await importTrip(db, file, trip, options);
     if (outcome.kind === 'rejected') summary.rejected.push({ location: trip.label, reason: outcome.reason });
     else {
-      summary.tripIds.push(outcome.tripId);
+      summary.tripIds.push(...outcome.tripIds);
       if (outcome.kind === 'imported') {
         summary.imported++;
-        summary.importedTrips.push({ tripId: outcome.tripId, label: trip.label });
+        for (const [k, tripId] of outcome.tripIds.entries()) {
+          summary.importedTrips.push({ tripId, label: k === 0 ? trip.label : `${trip.label}, drive ${k + 1}` });
+        }
       } else summary.duplicates++;
+      // A trip with one drive and short movements besides is stored as the drive (acceptUpload): the short
+      // movements are reported as those between the drives of a split track are.
+      for (const s of outcome.skipped ?? []) {
+        summary.skipped.push({
+          location: `${trip.label}, ${hhmm(s.startMs)}-${hhmm(s.endMs)} UTC`,
+          reason: `not a trip beside the drive (${s.reason})`,
+        });
+      }
     }
     options.onTrip?.();
   }
   return summary;
 }
 
-type TripOutcome = { kind: 'imported' | 'duplicate'; tripId: string } | { kind: 'rejected'; reason: string };
+type TripOutcome =
+  | { kind: 'imported' | 'duplicate'; tripIds: string[]; skipped?: SkippedMovement[] }
+  | { kind: 'rejected'; reason: string };
+
+const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
 
 async function importTrip(db: TripsDb, file: string, trip: FileTrip, options: ImportOptions): Promise<TripOutcome> {
   const named = typeof trip.meta.vehicle === 'string' ? trip.meta.vehicle : undefined;
@@ -203,8 +217,17 @@ function senderOf(file: string, options: ImportOptions): UploadSender {
   return { fleetId: options.fleetId, vehicleId: null, keyId: null, source: `import:${path.basename(file)}` };
 }
 
+/**
+ * What acceptUpload did with a trip of the file. The importer splits a track holding several drives before
+ * (split-trips.ts), so a drive it sends is stored as one trip; a trip holding one drive and short movements is
+ * stored as the drive alone, and the short movements come back in `skipped`.
+ */
 function outcomeOf(accepted: AcceptedUpload): TripOutcome {
-  return { kind: accepted.status === 'queued' ? 'imported' : 'duplicate', tripId: accepted.tripId };
+  return {
+    kind: accepted.status === 'queued' ? 'imported' : 'duplicate',
+    tripIds: accepted.tripIds,
+    ...(accepted.skipped.length > 0 ? { skipped: accepted.skipped } : {}),
+  };
 }
 
 /**
@@ -316,7 +339,7 @@ async function importedByOldRule(
 }
 
 function repeatOf(stored: StoredTrip, driverId: string | undefined): TripOutcome {
-  if (driverId === undefined || driverId === stored.driver_id) return { kind: 'duplicate', tripId: stored.trip_id };
+  if (driverId === undefined || driverId === stored.driver_id) return { kind: 'duplicate', tripIds: [stored.trip_id] };
   return {
     kind: 'rejected',
     reason:

@@ -11,8 +11,10 @@ const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
  * one trip from its first to its last movement, its stops counted as driving time.
  *
  * A track is split only when it holds two or more scorable drives, or one drive in positions spanning more
- * than an upload may (MAX_TRIP_SPAN_MS); otherwise it is left as it was read (one trip, as before). The movements between drives that are too short to be a trip (moving a car across a yard)
- * are left out and reported in `skipped`. A piece's idempotency key is the file's trip id with `.1`, `.2`...
+ * than an upload may (MAX_TRIP_SPAN_MS); otherwise it is left as it was read (one trip, as before), and the
+ * ingest operation stores a track of one drive with short movements besides as the drive (acceptUpload, which
+ * splits the same way: a drive split here is one movement there, stored as it is). The movements between drives
+ * that are too short to be a trip (moving a car across a yard) are left out and reported in `skipped`. A piece's idempotency key is the file's trip id with `.1`, `.2`...
  * when the file names one, else the key of its own fixes, as for any trip without a trip id (import-key.ts).
  */
 export function splitDrives(contents: FileContents): FileContents & { skipped: FileRejection[] } {

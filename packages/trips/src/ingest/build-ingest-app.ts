@@ -52,9 +52,10 @@ interface ParsedBody {
 const BEARER = /^Bearer[ ]+([^ ]+)[ ]*$/i;
 
 /**
- * The private ingest endpoint (docs/ingest-protocol.md): `POST /ingest/v1/trips` takes one trip's
- * telemetry (JSON or NDJSON, optionally gzip), answers only after it is stored and queued, and is
- * idempotent per `Idempotency-Key`; `GET /ingest/v1/trips/{tripId}` reports its scoring status.
+ * The private ingest endpoint (docs/ingest-protocol.md): `POST /ingest/v1/trips` takes one upload's
+ * telemetry (JSON or NDJSON, optionally gzip): one trip, or a day's drives stored as one trip each
+ * (accept-upload.ts). It answers only after they are stored and queued, and is idempotent per
+ * `Idempotency-Key`; `GET /ingest/v1/trips/{tripId}` reports a trip's scoring status.
  */
 export async function buildIngestApp(options: IngestAppOptions): Promise<FastifyInstance> {
   const { database, environment } = options;
@@ -169,10 +170,14 @@ export async function buildIngestApp(options: IngestAppOptions): Promise<Fastify
           batch,
           clock(),
         );
-        if (accepted.status === 'queued') options.onQueued?.(accepted.tripId);
-        return reply
-          .code(accepted.status === 'queued' ? 202 : 200)
-          .send({ ok: true, tripId: accepted.tripId, status: accepted.status });
+        if (accepted.status === 'queued') for (const tripId of accepted.tripIds) options.onQueued?.(tripId);
+        return reply.code(accepted.status === 'queued' ? 202 : 200).send({
+          ok: true,
+          tripId: accepted.tripId,
+          status: accepted.status,
+          tripIds: accepted.tripIds,
+          skipped: accepted.skipped,
+        });
       });
 
       ingest.get('/trips/:tripId', async (req: FastifyRequest<{ Params: { tripId: string } }>) => {
@@ -181,7 +186,7 @@ export async function buildIngestApp(options: IngestAppOptions): Promise<Fastify
         if (!TRIP_ID_PATTERN.test(tripId)) throw new ApiError(400, 'malformed trip id: trip ids look like trip_<...>');
         const row = await database.db
           .selectFrom('trip_uploads')
-          .select(['trip_id', 'status', 'last_error', 'attempts', 'scored_at_ms'])
+          .select(['trip_id', 'status', 'last_error', 'attempts', 'scored_at_ms', 'upload_trip_id'])
           .where('trip_id', '=', tripId)
           .where('fleet_id', '=', key.fleetId)
           .$if(key.vehicleId !== null, (q) => q.where('vehicle_id', '=', key.vehicleId!))
@@ -192,11 +197,23 @@ export async function buildIngestApp(options: IngestAppOptions): Promise<Fastify
         // it is served all along, and its score is then replaced in one transaction.
         const waiting = row.status === 'scoring' || row.status === 'queued';
         const status = waiting ? (row.scored_at_ms !== null ? 'scored' : 'queued') : row.status;
+        // A trip of an upload split into drives names the upload's trips and what was left out of them, as the
+        // answer to the upload did; each trip has its own status.
+        const split =
+          row.upload_trip_id === null
+            ? undefined
+            : await database.db
+                .selectFrom('split_uploads')
+                .select(['trip_ids', 'skipped'])
+                .where('trip_id', '=', row.upload_trip_id)
+                .executeTakeFirst();
         return {
           ok: true,
           tripId: row.trip_id,
           status,
           ...(row.last_error && status !== 'scored' ? { reason: row.last_error } : {}),
+          tripIds: split ? (JSON.parse(split.trip_ids) as string[]) : [row.trip_id],
+          skipped: split ? (JSON.parse(split.skipped) as unknown[]) : [],
         };
       });
     },

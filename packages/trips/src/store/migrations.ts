@@ -619,6 +619,26 @@ const uploadsInTimeOrder: Migration = {
   },
 };
 
+/**
+ * Uploads split into drives (ingest/accept-upload.ts): `trip_uploads.upload_trip_id` names, on each trip stored
+ * from such an upload, the trip of its first drive, and `split_uploads` keeps, beside that first drive, what the
+ * upload was (SHA-256 and canonical fingerprint of it whole), its trips and the short movements left out, for
+ * repeats of the upload and the status endpoint. Rows of uploads stored whole are untouched (the column is null).
+ */
+const splitUploads: Migration = {
+  async up(db: AnyDb) {
+    await db.schema.alterTable('trip_uploads').addColumn('upload_trip_id', 'text').execute();
+    await db.schema
+      .createTable('split_uploads')
+      .addColumn('trip_id', 'text', (c) => c.primaryKey().references('trip_uploads.trip_id').onDelete('cascade'))
+      .addColumn('upload_sha256', 'text', (c) => c.notNull())
+      .addColumn('upload_fingerprint', 'text', (c) => c.notNull())
+      .addColumn('trip_ids', 'text', (c) => c.notNull())
+      .addColumn('skipped', 'text', (c) => c.notNull())
+      .execute();
+  },
+};
+
 /** Every migration of the trip store, in order; the same set runs on SQLite and PostgreSQL. */
 export const tripsMigrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -635,4 +655,5 @@ export const tripsMigrations: Record<string, Migration> = {
   '0012_rescore_leases': rescoreLeases,
   '0013_uploads_by_driver': uploadsByDriver,
   '0014_uploads_in_time_order': uploadsInTimeOrder,
+  '0015_split_uploads': splitUploads,
 };

@@ -14,6 +14,7 @@ export interface TripsSchema {
   ingest_keys: IngestKeysTable;
   trip_uploads: TripUploadsTable;
   trips: TripsTable;
+  split_uploads: SplitUploadsTable;
   trip_day_counts: TripDayCountsTable;
   trip_day_totals: TripDayTotalsTable;
   vehicle_stats: VehicleStatsTable;
@@ -144,6 +145,29 @@ export interface TripUploadsTable {
    * the upload can no longer be scored); null while it is kept. The SHA-256 stays, for duplicate detection.
    */
   telemetry_deleted_at_ms: number | null;
+  /**
+   * For a trip stored from an upload that held more than one movement (split into drives, or its one drive kept
+   * without the short movements; ingest/accept-upload.ts): the trip id of the upload's first drive, which has
+   * the `split_uploads` row. Null for an upload stored whole.
+   */
+  upload_trip_id: string | null;
+}
+
+/**
+ * An upload stored as its drives rather than whole (ingest/accept-upload.ts), beside its first drive's upload
+ * row: what a repeat under its key is compared with, and what the answer to it says.
+ */
+export interface SplitUploadsTable {
+  /** The first drive's trip id (the trip stored under the upload's key). */
+  trip_id: string;
+  /** SHA-256 (hex) of the upload whole, as it would have been stored (the JSON of the validated batch). */
+  upload_sha256: string;
+  /** The canonical fingerprint of the upload whole (ingest/trip-fingerprint.ts). */
+  upload_fingerprint: string;
+  /** JSON array of the trip ids of its drives, in time order. */
+  trip_ids: string;
+  /** JSON array of the short movements left out (SkippedMovement). */
+  skipped: string;
 }
 
 /** A scored trip, as listed and served by `/v1`. */
