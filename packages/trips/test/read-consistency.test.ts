@@ -1,4 +1,4 @@
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { testDialects } from '@svc/platform/testing';
 import { generateCity, type RoadGraph } from '@svc/roads';
 import type { ScoredTrip, TelemetryBatch } from '@svc/scoring';
@@ -12,7 +12,7 @@ import { ScoringWorker } from '../src/ingest/scoring-worker.ts';
 import { loadScoringEngine, scoreStoredTrip } from '../src/scoring/engine.ts';
 import { rescore } from '../src/scoring/rescore.ts';
 import { tierOf } from '../src/scoring/tiers.ts';
-import type { TripScorer } from '../src/scoring/trip-scorer.ts';
+import { type TripScorer, UnscorableTripError } from '../src/scoring/trip-scorer.ts';
 import { createApiToken } from '../src/store/api-tokens.ts';
 import { createFleet } from '../src/store/fleets.ts';
 import { createIngestKey } from '../src/store/ingest-keys.ts';
@@ -783,7 +783,6 @@ describe.each(testDialects())('read API consistency on $label', (dialect) => {
         modelVersion: real.modelVersion,
         async score(input) {
           const scored = await real.score(input);
-          const { gunzipSync } = await import('node:zlib');
           const key = (JSON.parse(gunzipSync(input.telemetryGz).toString('utf8')) as TelemetryBatch).clientTripId;
           if (!rescored.includes(String(key).replace('consist:', ''))) return scored;
           const minus = (v: number) => Math.max(0, Math.round((v - 31) * 10) / 10);
@@ -883,7 +882,41 @@ describe.each(testDialects())('read API consistency on $label', (dialect) => {
       await worker.drain();
       expect(scorer.scored).toContain('consist:day-1');
       await checkAll(4);
-      expect(checkedTrips).toBeGreaterThan(100);
+    });
+
+    it('agrees with itself when a trip queued again can no longer be scored', async () => {
+      // An earlier trip of drv-b1 puts `tie-2` back in the queue, and the engine (a new release, say) now
+      // finds `tie-2` unscorable: it leaves the list, as rescore does with such a trip, instead of staying
+      // listed while its upload says failed.
+      const real = inProcessScorer(graph);
+      const refusing: TripScorer = {
+        modelVersion: real.modelVersion,
+        async score(input) {
+          const batch = JSON.parse(gunzipSync(input.telemetryGz).toString('utf8')) as TelemetryBatch;
+          if (batch.clientTripId === 'consist:tie-2') throw new UnscorableTripError('the trip cannot be scored');
+          return real.score(input);
+        },
+        async close() {},
+      };
+      const dropped = tripOfKey.get('tie-2')!;
+      const batch = placed((await simulatedBatches(graph, 0))[2]!, {
+        key: 'before-tie-2',
+        startMs: Date.UTC(2026, 10, 18, 5),
+        vehicle: 'B0',
+        driverId: 'drv-b1',
+      });
+      await upload(batch, FLEET_B);
+      await new ScoringWorker({ db: database, scorer: refusing, logger: quietLogger(), clock }).drain();
+      const upload2 = await database.db
+        .selectFrom('trip_uploads')
+        .select(['status', 'last_error'])
+        .where('trip_id', '=', dropped)
+        .executeTakeFirstOrThrow();
+      expect(upload2).toEqual({ status: 'failed', last_error: 'the trip cannot be scored' });
+      expect((await get(`/v1/trips/${dropped}`, tokens.b!)).status).toBe(404);
+      const snap = await checkAll(5);
+      expect(snap.all.map((i) => i.tripId)).not.toContain(dropped);
+      expect(checkedTrips).toBeGreaterThan(150);
     });
   });
 });
