@@ -373,6 +373,8 @@ describe.each(testDialects())('read API consistency on $label', (dialect) => {
           item,
         );
         expect(item.tier).toBe(tierOf(item.overallScore));
+        const minutes = (Date.parse(item.endDate) - Date.parse(item.startDate)) / MINUTE_MS;
+        expect(Math.abs(item.durationMin - minutes), `${item.tripId} durationMin`).toBeLessThanOrEqual(0.005 + 1e-9);
         expect([summary.distanceKm, summary.durationMin], `${item.tripId} summary`).toEqual([
           item.distanceKm,
           item.durationMin,
@@ -474,6 +476,7 @@ describe.each(testDialects())('read API consistency on $label', (dialect) => {
           for (let page = 1; ; page++) {
             const { body } = await get(`/v1/vehicles?window=${window}&limit=10&page=${page}`, token);
             const vehicles = body.vehicles as Array<Record<string, unknown>>;
+            expect((body.pagination as Pagination).total).toBe(fleet === FLEET_A ? 5 : 1);
             for (const v of vehicles) {
               expect(v.fleetId).toBe(fleet);
               listed.set(v.plate as string, v);
@@ -507,6 +510,11 @@ describe.each(testDialects())('read API consistency on $label', (dialect) => {
           expect(profile.window.from).toBe(new Date(from(window)).toISOString());
           const ofVehicle = snap.all.filter((i) => i.vehicle === plate);
           const items = inRange(ofVehicle, profile.window.from, profile.window.to);
+          // The trips summed are the ones the list gives for the window's bounds (by start time).
+          const range = `from=${profile.window.from}&to=${profile.window.to}`;
+          expect((await walk(`vehicle=${plate}&${range}`, token)).map((i) => i.tripId)).toEqual(
+            items.map((i) => i.tripId),
+          );
           expectWindowSums(profile, items, snap, what);
           // The list row is the profile without trend, lifetime and roster.
           const { trend, lifetime, drivers, window: _w, ...summary } = profile;
@@ -594,6 +602,10 @@ describe.each(testDialects())('read API consistency on $label', (dialect) => {
             .filter((v) => v.score !== null)
             .sort((x, y) => x.score! - y.score! || (x.plate < y.plate ? -1 : 1))
             .slice(0, 5);
+          for (const [tier, n] of Object.entries(profile.vehicles.byTier)) {
+            const filtered = await get(`/v1/vehicles?window=${window}&tier=${tier}`, tokens.admin!, fleet.fleetId);
+            expect((filtered.body.pagination as Pagination).total, `${what} ${tier} vehicles`).toBe(n);
+          }
           expect(profile.riskiestVehicles.map((v) => [v.plate, v.score])).toEqual(
             riskiest.map((v) => [v.plate, v.score]),
           );
