@@ -10,6 +10,7 @@ import {
   LeaseLostError,
   LocationDataDeletedError,
   RequeuedWhileScoringError,
+  withdrawScoredTrip,
   writeScoredTrip,
 } from '../store/scored-trips.ts';
 import { machineTypeOfVehicle } from '../store/vehicles.ts';
@@ -220,12 +221,16 @@ export class ScoringWorker {
     const { tripId, attempts, lease } = job;
     if (attempts > this.#maxAttempts) {
       // Each earlier attempt ended without a verdict (its worker died or hung): likely a poison trip.
-      await failJob(this.#db.db, {
-        tripId,
-        lease,
-        reason: `scoring did not finish in ${attempts - 1} attempts (the worker stopped or timed out each time)`,
-        permanent: true,
-        retryAtMs: null,
+      await withTransaction(this.#db.db, async (trx) => {
+        const failed = await failJob(trx, {
+          tripId,
+          lease,
+          reason: `scoring did not finish in ${attempts - 1} attempts (the worker stopped or timed out each time)`,
+          permanent: true,
+          retryAtMs: null,
+        });
+        // As below: a scored trip queued again that fails for good is no longer served.
+        if (failed === 'failed') await withdrawScoredTrip(trx, tripId, this.#clock());
       });
       this.#log.warn({ tripId, attempts }, 'trip could not be scored');
       return [];
@@ -285,12 +290,13 @@ export class ScoringWorker {
       const retryAtMs = permanent || exhausted ? null : this.#clock() + retryDelayMs(attempts);
       const finalReason = exhausted && !permanent ? `${reason} (gave up after ${attempts} attempts)` : reason;
       try {
-        const status = await failJob(this.#db.db, {
-          tripId,
-          lease,
-          reason: finalReason,
-          permanent,
-          retryAtMs,
+        const status = await withTransaction(this.#db.db, async (trx) => {
+          const failed = await failJob(trx, { tripId, lease, reason: finalReason, permanent, retryAtMs });
+          // A trip scored before and queued again (an earlier trip of its driver arrived) that fails for good
+          // leaves the scored list with it, as rescore takes out a trip the model can no longer score: a
+          // failed upload is never served.
+          if (failed === 'failed') await withdrawScoredTrip(trx, tripId, this.#clock());
+          return failed;
         });
         const line = { tripId, attempts, status, reason };
         if (status === null)

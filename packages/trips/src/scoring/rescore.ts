@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { DomainError, withTransaction } from '@svc/platform';
-import { requeueFatigueFollowers } from '../store/fatigue-followers.ts';
 import type { TripsDatabase } from '../store/open-trips-database.ts';
 import { previousTripsOf } from '../store/previous-trips.ts';
-import { LocationDataDeletedError, removeScoredTrip, writeScoredTrip } from '../store/scored-trips.ts';
+import { LocationDataDeletedError, withdrawScoredTrip, writeScoredTrip } from '../store/scored-trips.ts';
 import { machineTypeOfVehicle } from '../store/vehicles.ts';
 import { isPermanentScoringError, type TripScorer } from './trip-scorer.ts';
 
@@ -185,18 +184,8 @@ export async function rescore(
               if (!isPermanentScoringError(err)) throw err;
               const reason = err instanceof Error ? err.message : String(err);
               await withTransaction(db, async (trx) => {
-                // Later trips of the driver counted this one's driving time (their rows locked first, as
-                // writeScoredTrip does).
-                const stored = await trx
-                  .selectFrom('trips')
-                  .select(['start_ms', 'end_ms'])
-                  .where('trip_id', '=', upload.trip_id)
-                  .executeTakeFirst();
-                if (stored) {
-                  const times = { startMs: Number(stored.start_ms), endMs: Number(stored.end_ms) };
-                  await requeueFatigueFollowers(trx, { ...ref, ...times }, clock());
-                }
-                await removeScoredTrip(trx, upload.trip_id);
+                // Later trips of the driver counted this one's driving time: they go back in the queue.
+                await withdrawScoredTrip(trx, upload.trip_id, clock());
                 await trx
                   .updateTable('trip_uploads')
                   .set({ status: 'failed', last_error: reason, model_version: null, scored_at_ms: null })

@@ -148,7 +148,10 @@ async function markTripsDeleted(
 export interface DriverErasureResult {
   /** Trips (scored or not) that named the driver and no longer do. */
   trips: number;
-  /** Uploads not yet scored that were dropped (failed, telemetry deleted) rather than scored later. */
+  /**
+   * Uploads not yet scored that were dropped (failed, telemetry deleted) rather than scored later. A scored trip
+   * queued again (fatigue-followers.ts) is not one of them: it keeps its score and is `scored` again.
+   */
   unscored: number;
   /** Whether the driver's registration (id and name) was deleted; false when it was already gone. */
   registrationDeleted: boolean;
@@ -161,12 +164,19 @@ export async function driverDataCounts(
 ): Promise<{ trips: number; unscored: number; registered: boolean }> {
   checkDriverId(input.driverId);
   await requireFleet(db, input.fleetId);
+  // Waiting uploads that are scored trips queued again keep their score (see eraseDriver): not counted as
+  // dropped.
   const rows = await db
     .selectFrom('trip_uploads')
-    .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
-    .where('fleet_id', '=', input.fleetId)
-    .where('driver_id', '=', input.driverId)
-    .groupBy('status')
+    .leftJoin('trips', 'trips.trip_id', 'trip_uploads.trip_id')
+    .select((eb) => [
+      'trip_uploads.status',
+      eb.fn.countAll<number>().as('n'),
+      eb.fn.count<number>('trips.trip_id').as('listed'),
+    ])
+    .where('trip_uploads.fleet_id', '=', input.fleetId)
+    .where('trip_uploads.driver_id', '=', input.driverId)
+    .groupBy('trip_uploads.status')
     .execute();
   const registered = await db
     .selectFrom('drivers')
@@ -181,7 +191,7 @@ export async function driverDataCounts(
   let unscored = 0;
   for (const r of rows) {
     trips += Number(r.n);
-    if (r.status === 'queued' || r.status === 'scoring') unscored += Number(r.n);
+    if (r.status === 'queued' || r.status === 'scoring') unscored += Number(r.n) - Number(r.listed);
   }
   return { trips, unscored, registered: registered !== undefined };
 }
@@ -222,9 +232,27 @@ export async function eraseDriver(
         return { trips: 0, unscored: 0 };
       }
       const ids = batch.map((u) => u.trip_id);
-      const unscored = batch.filter((u) => u.status === 'queued' || u.status === 'scoring').map((u) => u.trip_id);
+      const waiting = batch.filter((u) => u.status === 'queued' || u.status === 'scoring').map((u) => u.trip_id);
+      // A waiting upload may be a scored trip queued again (an earlier trip of its driver arrived, see
+      // fatigue-followers.ts): it is listed with its score, which it keeps as every scored trip of the driver
+      // does, so it is scored again no more and is `scored`, not failed, wherever its status is read.
+      const listed = new Set(
+        waiting.length === 0
+          ? []
+          : (await trx.selectFrom('trips').select('trip_id').where('trip_id', 'in', waiting).execute()).map(
+              (r) => r.trip_id,
+            ),
+      );
+      const unscored = waiting.filter((id) => !listed.has(id));
+      // A worker scoring one of these loses its lease and drops the result (writeScoredTrip checks both).
+      if (listed.size > 0) {
+        await trx
+          .updateTable('trip_uploads')
+          .set({ status: 'scored', lease_owner: null, last_error: null })
+          .where('trip_id', 'in', [...listed])
+          .execute();
+      }
       if (unscored.length > 0) {
-        // A worker scoring one of these loses its lease and drops the result (writeScoredTrip checks both).
         await trx
           .updateTable('trip_uploads')
           .set({

@@ -214,6 +214,39 @@ export async function removeScoredTrip(
 }
 
 /**
+ * Takes a trip that can no longer be scored out of the scored list, inside the caller's transaction: the later
+ * trips whose fatigue context counted its driving go back in the queue (their rows locked first, as
+ * writeScoredTrip does), its result is removed (removeScoredTrip) and its upload no longer says when or by
+ * which model it was scored, so `/v1` and the upload's status agree (a failed upload is never served). Used
+ * by rescore and by the worker when a trip already scored (queued again) fails for good. Returns whether a
+ * scored trip was removed.
+ */
+export async function withdrawScoredTrip(trx: Kysely<TripsSchema>, tripId: string, nowMs: number): Promise<boolean> {
+  const stored = await trx
+    .selectFrom('trips')
+    .select(['fleet_id', 'plate', 'driver_id', 'start_ms', 'end_ms'])
+    .where('trip_id', '=', tripId)
+    .executeTakeFirst();
+  if (!stored) return false;
+  const source = {
+    tripId,
+    fleetId: stored.fleet_id,
+    plate: stored.plate,
+    driverId: stored.driver_id,
+    startMs: Number(stored.start_ms),
+    endMs: Number(stored.end_ms),
+  };
+  await requeueFatigueFollowers(trx, source, nowMs);
+  await removeScoredTrip(trx, tripId);
+  await trx
+    .updateTable('trip_uploads')
+    .set({ model_version: null, scored_at_ms: null })
+    .where('trip_id', '=', tripId)
+    .execute();
+  return true;
+}
+
+/**
  * Deletes the scored trips among `ids` (breakdowns, routes, summaries and deletion records with them) and
  * takes them out of the day counts, one count change per (fleet, day, tier): the bulk form of
  * removeScoredTrip, for deleting a fleet. Returns how many trips there were.
