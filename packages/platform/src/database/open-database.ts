@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import { type Dialect, Kysely, type Migration, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { DatabaseUnavailableError } from '../errors.ts';
+import { describeFolderProblem } from '../folders.ts';
 import { redactUrl } from '../logger.ts';
 import { ErrorMappingDialect } from './error-mapping-dialect.ts';
 import { migrateToLatest } from './migrations.ts';
@@ -91,7 +92,7 @@ function openSqlite<DB>(options: OpenDatabaseOptions): Database<DB> {
       mkdirSync(path.dirname(file), { recursive: true });
     } catch (err) {
       throw new DatabaseUnavailableError(
-        `cannot create the folder for SQLite database ${file}: ${(err as NodeJS.ErrnoException).code ?? err}`,
+        `cannot create SQLite database ${file}: ${describeFolderProblem(path.dirname(file), err)}`,
       );
     }
   }
