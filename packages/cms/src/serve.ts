@@ -45,6 +45,7 @@ async function listen(config: CmsConfig, logger: Logger, onExit?: (code: number)
   const running = await serve(cms.app, {
     host: config.host,
     port: config.port,
+    settings: { host: 'CMS_HOST', port: 'CMS_PORT' },
     logger,
     shutdownTimeoutMs: config.shutdownTimeoutMs,
     onShutdown: [async () => indexer?.stop(), () => database.close()],

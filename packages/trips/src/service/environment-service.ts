@@ -85,8 +85,18 @@ export async function startEnvironment(options: EnvironmentServiceOptions): Prom
   let apiServer: RunningServer | undefined;
   let ingestServer: RunningServer | undefined;
   try {
-    if (api) apiServer = await serve(api, { host: config.host, port, logger, ...quiet });
-    ingestServer = await serve(ingest, { host: config.ingestHost, port: ingestPort, logger, ...quiet });
+    if (api)
+      apiServer = await serve(api, { host: config.host, port, settings: apiSettings(environment), logger, ...quiet });
+    ingestServer = await serve(ingest, {
+      host: config.ingestHost,
+      port: ingestPort,
+      settings: {
+        host: 'TRIPS_INGEST_HOST',
+        port: environment === 'production' ? 'TRIPS_INGEST_PORT' : 'TRIPS_SANDBOX_INGEST_PORT',
+      },
+      logger,
+      ...quiet,
+    });
   } catch (err) {
     await apiServer?.shutdown();
     await database.close();
@@ -115,6 +125,11 @@ export async function startEnvironment(options: EnvironmentServiceOptions): Prom
       return stopping;
     },
   };
+}
+
+/** The settings the public API of an environment listens by, named when it cannot. */
+function apiSettings(environment: Environment) {
+  return { host: 'TRIPS_HOST', port: environment === 'production' ? 'TRIPS_PORT' : 'TRIPS_SANDBOX_PORT' };
 }
 
 /** The public API app of one environment, as every process serving it builds it. */
@@ -157,6 +172,7 @@ export async function runApiWorker(options: {
     const server = await serve(api, {
       host: config.host,
       port: environment === 'production' ? config.port : config.sandboxPort,
+      settings: apiSettings(environment),
       logger,
       shutdownTimeoutMs: config.shutdownTimeoutMs,
       onShutdown: [() => database.close(), () => redis?.disconnect()],
