@@ -372,6 +372,9 @@ drivers
       const partial = path.join(path.dirname(file), `.${path.basename(file)}.partial-${process.pid}`);
       if (!existsSync(path.dirname(file)))
         throw new Error(`folder ${path.dirname(file)} does not exist: create it first`);
+      if (existsSync(file) && statSync(file).isDirectory()) {
+        throw new Error(`${file} is a folder: give the path of a file to write`);
+      }
       if (existsSync(file) && (!opts.force || !statSync(file).isFile())) {
         throw new Error(`${file} already exists: give another file, or --force to replace it`);
       }

@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -306,5 +306,52 @@ describe('admin CLI (npx trips)', () => {
     const usage = await trips('tokens', 'create').catch((e) => e);
     expect(usage.code).not.toBe(0);
     expect(usage.stderr).toContain("required option '--fleet <fleetId>'");
+  }, 60_000);
+
+  it('names a folder given where a file is expected, and what to do, in one line', async () => {
+    await trips('fleets', 'create', '--name', 'Folder fleet', '--id', 'fleet_fold', '--env', 'sandbox');
+    await trips('vehicles', 'create', '--fleet', 'fleet_fold', '--plate', 'FO-1', '--env', 'sandbox');
+    const folder = path.join(dataDir, 'a folder');
+    mkdirSync(folder);
+    // An import of a folder (with no extension): not "unknown format".
+    const imported = await trips(
+      'import',
+      folder,
+      '--fleet',
+      'fleet_fold',
+      '--vehicle',
+      'FO-1',
+      '--no-score',
+      '--env',
+      'sandbox',
+    ).catch((e) => e);
+    expect(imported.code).toBe(1);
+    expect(imported.stdout).toBe(
+      `${folder}: 0 imported, 0 duplicates, 1 rejected\n  rejected file: cannot read it: it is a folder, not a file\n`,
+    );
+    expect(imported.stderr.trim().split('\n').at(-1)).toBe('trips: no trip could be imported');
+    // --force replaces a file, never a folder: the message does not suggest it.
+    await trips('drivers', 'create', '--fleet', 'fleet_fold', '--id', 'drv-fold', '--env', 'sandbox');
+    for (const force of [[], ['--force']]) {
+      const exported = await trips(
+        'drivers',
+        'export',
+        '--fleet',
+        'fleet_fold',
+        '--id',
+        'drv-fold',
+        '--out',
+        folder,
+        ...force,
+        '--env',
+        'sandbox',
+      ).catch((e) => e);
+      expect(exported.code, force.join()).toBe(1);
+      expect(exported.stderr, force.join()).toBe(`trips: ${folder} is a folder: give the path of a file to write\n`);
+    }
+    // roads build into a folder, or into a folder that does not exist.
+    const built = await trips('roads', 'build', '--synthetic', '--out', folder).catch((e) => e);
+    expect(built.code).toBe(1);
+    expect(built.stderr).toBe(`trips: cannot write ${folder}: it is a folder, not a file\n`);
   }, 60_000);
 });
