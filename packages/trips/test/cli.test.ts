@@ -308,6 +308,26 @@ describe('admin CLI (npx trips)', () => {
     expect(usage.stderr).toContain("required option '--fleet <fleetId>'");
   }, 60_000);
 
+  it('names the variable and the values it takes when a setting is wrong, once', async () => {
+    for (const [name, value, expected] of [
+      ['TRIPS_CITY_SEED', 'abc', 'TRIPS_CITY_SEED must be an integer (got "abc")'],
+      ['TRIPS_CITY_SEED', '1.5', 'TRIPS_CITY_SEED must be an integer (got "1.5")'],
+      ['TRIPS_SCORING_WORKER', 'maybe', 'TRIPS_SCORING_WORKER must be on or off (got "maybe")'],
+      [
+        'TRIPS_CORS_ORIGINS',
+        'https://a.example, https://x.example/path',
+        'TRIPS_CORS_ORIGINS must be a comma-separated list of origins like https://dash.example.com, or *; "https://x.example/path" is not one (got "https://a.example, https://x.example/path")',
+      ],
+    ] as const) {
+      const failure = await run(process.execPath, [BIN, 'fleets', 'list'], {
+        env: { ...env, [name]: value },
+        timeout: 60_000,
+      }).catch((e) => e);
+      expect(failure.code, name).toBe(1);
+      expect(failure.stderr, name).toBe(`trips: Invalid configuration: ${expected}\n`);
+    }
+  }, 60_000);
+
   it('names a folder given where a file is expected, and what to do, in one line', async () => {
     await trips('fleets', 'create', '--name', 'Folder fleet', '--id', 'fleet_fold', '--env', 'sandbox');
     await trips('vehicles', 'create', '--fleet', 'fleet_fold', '--plate', 'FO-1', '--env', 'sandbox');
