@@ -78,9 +78,12 @@ function readConfigFile(file: string): Record<string, unknown> {
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new ConfigError(
-      `Invalid configuration: CONFIG_FILE ${file} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
-    );
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    const why =
+      { ENOENT: 'does not exist', EISDIR: 'is a folder, not a JSON file', EACCES: 'cannot be read by this user' }[
+        code
+      ] ?? 'cannot be read';
+    throw new ConfigError(`Invalid configuration: CONFIG_FILE ${file} ${why} (${code})`);
   }
   let parsed: unknown;
   try {

@@ -56,6 +56,16 @@ describe('platform check', () => {
     expect(res.stderr).toBe(`platform: DATA_DIR ${file} is a file, not a folder: point DATA_DIR at a folder\n`);
   });
 
+  it('says a CONFIG_FILE does not exist, or is a folder', () => {
+    const missing = path.join(dir, 'no-config.json');
+    expect(platform({ CONFIG_FILE: missing }, 'check').stderr).toBe(
+      `platform: Invalid configuration: CONFIG_FILE ${missing} does not exist (ENOENT)\n`,
+    );
+    expect(platform({ CONFIG_FILE: dir }, 'check').stderr).toBe(
+      `platform: Invalid configuration: CONFIG_FILE ${dir} is a folder, not a JSON file (EISDIR)\n`,
+    );
+  });
+
   it('shows a CONFIG_FILE value that is not text as JSON', () => {
     const file = path.join(dir, 'config.json');
     writeFileSync(file, JSON.stringify({ LOG_LEVEL: { level: 'debug' } }));
