@@ -328,6 +328,30 @@ describe('admin CLI (npx trips)', () => {
     }
   }, 60_000);
 
+  it('serve refuses a TRIPS_ROAD_GRAPH that is a folder or not a graph file at once, instead of running without scoring', async () => {
+    const notGraph = path.join(dataDir, 'not-a-graph.graph');
+    writeFileSync(notGraph, 'hello');
+    const ports = { TRIPS_PORT: '0', TRIPS_SANDBOX_PORT: '0', TRIPS_INGEST_PORT: '0', TRIPS_SANDBOX_INGEST_PORT: '0' };
+    for (const [graph, expected] of [
+      [
+        dataDir,
+        `trips: TRIPS_ROAD_GRAPH ${dataDir} is a folder, not a road graph file (build one with npx trips roads build)\n`,
+      ],
+      [
+        notGraph,
+        `trips: TRIPS_ROAD_GRAPH ${notGraph} is not a road graph file (build one with npx trips roads build)\n`,
+      ],
+    ] as const) {
+      // Before the check, serve started and ran on: the timeout ends it, and the assertions say so.
+      const failure = await run(process.execPath, [BIN, 'serve', '--env', 'sandbox'], {
+        env: { ...env, ...ports, TRIPS_ROAD_GRAPH: graph, TRIPS_SANDBOX_SEED_TRIPS: '0' },
+        timeout: 30_000,
+      }).catch((e) => e);
+      expect(failure.code, graph).toBe(1);
+      expect(failure.stderr, graph).toBe(expected);
+    }
+  }, 90_000);
+
   it('names a folder given where a file is expected, and what to do, in one line', async () => {
     await trips('fleets', 'create', '--name', 'Folder fleet', '--id', 'fleet_fold', '--env', 'sandbox');
     await trips('vehicles', 'create', '--fleet', 'fleet_fold', '--plate', 'FO-1', '--env', 'sandbox');
