@@ -20,6 +20,19 @@ export async function runMain(name: string, main: () => Promise<void>): Promise<
 
 /** A one-line description of a failure, for users rather than developers. */
 export function describeFailure(err: unknown): string {
+  return printable(describe(err));
+}
+
+/**
+ * Bytes of a binary file quoted by a parser's message (JSON.parse quotes what it read) would reach the terminal
+ * as control characters and replacement marks: each is shown as `?`.
+ */
+function printable(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\ufffd]/g, '?');
+}
+
+function describe(err: unknown): string {
   if (err instanceof DomainError) return err.message;
   const fs = err as NodeJS.ErrnoException | null;
   // A file system call's own message ("ENOENT: no such file or directory, open 'x'") is for developers.

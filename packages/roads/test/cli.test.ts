@@ -144,6 +144,16 @@ describe('roads CLI', () => {
     expect(readdirSync(dir).filter((f) => f.includes('.partial'))).toEqual([]);
   });
 
+  it('shows the bytes of a binary file quoted in a message as ?, not as control characters', async () => {
+    const binary = join(dir, 'binary.ndjson');
+    writeFileSync(binary, Buffer.from([0x59, 0x01, 0xff, 0xfe, 0x1b, 0x5b, 0x32, 0x4a, 0x00, 0x41]));
+    const result = await roads('match', cityFile, binary);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^roads: .*binary\.ndjson: line 1: invalid JSON/);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: none may reach the terminal
+    expect(result.stderr.trimEnd()).not.toMatch(/[\u0000-\u001f\u007f-\u009f\ufffd]/);
+  });
+
   it('stops quietly when its reader goes away (roads match ... | head -c 10), without a stack trace', async () => {
     // Through a shell pipe, as a user types it; the exit status of roads is printed after the output.
     const { stdout, stderr } = await run('bash', [
