@@ -393,6 +393,17 @@ describe('admin CLI (npx trips)', () => {
       expect(exported.code, force.join()).toBe(1);
       expect(exported.stderr, force.join()).toBe(`trips: ${folder} is a folder: give the path of a file to write\n`);
     }
+    // A folder where the store's file should be.
+    const oddDataDir = path.join(dataDir, 'odd data');
+    mkdirSync(path.join(oddDataDir, 'trips-sandbox.db'), { recursive: true });
+    const store = await run(process.execPath, [BIN, 'fleets', 'list', '--env', 'sandbox'], {
+      env: { ...env, DATA_DIR: oddDataDir },
+      timeout: 60_000,
+    }).catch((e) => e);
+    expect(store.code).toBe(1);
+    expect(store.stderr).toBe(
+      `trips: cannot open SQLite database ${path.join(oddDataDir, 'trips-sandbox.db')}: it is a folder, not a file\n`,
+    );
     // roads build into a folder, or into a folder that does not exist.
     const built = await trips('roads', 'build', '--synthetic', '--out', folder).catch((e) => e);
     expect(built.code).toBe(1);
