@@ -66,22 +66,27 @@ describe('cms CLI', () => {
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const port = (taken.address() as { port: number }).port;
     try {
-      const busy = await cmsAsync({ DATA_DIR: otherDataDir, CMS_PORT: String(port), CMS_WORKERS: '1' }, 'serve');
-      expect(busy.code).toBe(1);
-      expect(busy.stderr).toBe(
-        `cms: port ${port} of 127.0.0.1 is already in use (CMS_PORT): stop what uses it, or set CMS_PORT to a free port\n`,
-      );
+      // One process, or a primary and its workers: one line either way, never one per worker or a stack.
+      for (const workers of ['1', '2']) {
+        const busy = await cmsAsync({ DATA_DIR: otherDataDir, CMS_PORT: String(port), CMS_WORKERS: workers }, 'serve');
+        expect(busy.code, workers).toBe(1);
+        expect(busy.stderr, workers).toBe(
+          `cms: port ${port} of 127.0.0.1 is already in use (CMS_PORT): stop what uses it, or set CMS_PORT to a free port\n`,
+        );
+      }
     } finally {
       taken.close();
     }
-    const badHost = await cmsAsync(
-      { DATA_DIR: otherDataDir, CMS_HOST: '256.0.0.1', CMS_PORT: '0', CMS_WORKERS: '1' },
-      'serve',
-    );
-    expect(badHost.code).toBe(1);
-    expect(badHost.stderr).toBe(
-      'cms: cannot listen on 256.0.0.1 (CMS_HOST): not an address of this machine; use 127.0.0.1, 0.0.0.0 or one of its addresses\n',
-    );
+    for (const workers of ['1', '2']) {
+      const badHost = await cmsAsync(
+        { DATA_DIR: otherDataDir, CMS_HOST: '256.0.0.1', CMS_PORT: '0', CMS_WORKERS: workers },
+        'serve',
+      );
+      expect(badHost.code, workers).toBe(1);
+      expect(badHost.stderr, workers).toBe(
+        'cms: cannot listen on 256.0.0.1 (CMS_HOST): not an address of this machine; use 127.0.0.1, 0.0.0.0 or one of its addresses\n',
+      );
+    }
   });
 
   it('refuses an empty --password instead of creating a user without one', () => {

@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { DomainError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
@@ -98,6 +99,25 @@ function exitSoon(code: number): void {
   setTimeout(() => process.exit(code), 1000).unref();
 }
 
+/**
+ * Checks that `host:port` can be listened on now, by binding it and letting go at once; throws the
+ * {@link ListenError} serve() would. For a process that hands the address to others (a cluster primary
+ * whose workers listen), so that a port in use is one line from it rather than one from every worker.
+ */
+export async function probeListen(options: Pick<ServeOptions, 'host' | 'port' | 'settings'>): Promise<void> {
+  const probe = createServer();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      probe.once('error', reject);
+      probe.listen({ host: options.host, port: options.port, exclusive: true }, () => resolve());
+    });
+  } catch (err) {
+    throw listenError(err, options);
+  } finally {
+    await new Promise<void>((resolve) => (probe.listening ? probe.close(() => resolve()) : resolve()));
+  }
+}
+
 /** The address cannot be listened on: the port is taken, needs privileges, or the host is not this machine's. */
 export class ListenError extends DomainError {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -106,7 +126,7 @@ export class ListenError extends DomainError {
 }
 
 /** A failure to listen as one line naming the setting to change; other errors are returned as they are. */
-function listenError(err: unknown, options: ServeOptions): unknown {
+function listenError(err: unknown, options: Pick<ServeOptions, 'host' | 'port' | 'settings'>): unknown {
   const code = (err as NodeJS.ErrnoException | null)?.code;
   const portSetting = options.settings ? ` (${options.settings.port})` : '';
   const hostSetting = options.settings ? ` (${options.settings.host})` : '';
