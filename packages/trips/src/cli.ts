@@ -3,7 +3,15 @@
 import { existsSync, statSync } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { backupSqlite, connectRedis, createLogger, describeConfig, loadConfig, runCli } from '@svc/platform';
+import {
+  backupSqlite,
+  connectRedis,
+  createLogger,
+  describeConfig,
+  loadConfig,
+  probeListen,
+  runCli,
+} from '@svc/platform';
 import { Command, Option } from 'commander';
 import { parseDays, parseExpiry, printRows } from './cli/output.ts';
 import { type TripsConfig, tripsConfigSpec } from './config.ts';
@@ -108,6 +116,12 @@ program
       }
       const { startApiCluster } = await lazy.apiCluster();
       try {
+        // A port in use or a host not of this machine: one line from here, not one from each API worker.
+        await probeListen({
+          host: cfg.host,
+          port: environment === 'production' ? cfg.port : cfg.sandboxPort,
+          settings: { host: 'TRIPS_HOST', port: environment === 'production' ? 'TRIPS_PORT' : 'TRIPS_SANDBOX_PORT' },
+        });
         apiCluster = await startApiCluster({
           environment,
           count: workers,

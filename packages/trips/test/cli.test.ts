@@ -1,5 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -349,6 +350,30 @@ describe('admin CLI (npx trips)', () => {
       }).catch((e) => e);
       expect(failure.code, graph).toBe(1);
       expect(failure.stderr, graph).toBe(expected);
+    }
+  }, 90_000);
+
+  it('serve with several API workers says a port is in use in one line, not one per worker', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as { port: number }).port;
+    try {
+      const failure = await run(process.execPath, [BIN, 'serve', '--env', 'sandbox'], {
+        env: {
+          ...env,
+          TRIPS_SANDBOX_PORT: String(port),
+          TRIPS_SANDBOX_INGEST_PORT: '0',
+          TRIPS_API_WORKERS: '2',
+          TRIPS_SANDBOX_SEED_TRIPS: '0',
+        },
+        timeout: 60_000,
+      }).catch((e) => e);
+      expect(failure.code).toBe(1);
+      expect(failure.stderr).toBe(
+        `trips: port ${port} of 127.0.0.1 is already in use (TRIPS_SANDBOX_PORT): stop what uses it, or set TRIPS_SANDBOX_PORT to a free port\n`,
+      );
+    } finally {
+      taken.close();
     }
   }, 90_000);
 
