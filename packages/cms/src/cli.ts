@@ -109,6 +109,9 @@ users
   .requiredOption('--email <email>', 'email address')
   .option('--password <password>', 'login password (generated when absent)')
   .action(async (login: string, options: { role: string; email: string; password?: string }) => {
+    if (options.password !== undefined && options.password.trim() === '') {
+      throw new Error('--password is empty: give a password, or leave the option out to have one generated');
+    }
     await withCms(async (cms) => {
       const password = options.password ?? generatePassword(24, false);
       const user = await createUser(cms.ctx, { login, email: options.email, password, roles: [options.role] }).catch(

@@ -9,7 +9,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { createServer } from 'node:net';
 import { availableParallelism } from 'node:os';
-import { createLogger, type Logger, serve } from '@svc/platform';
+import { createLogger, type Logger, probeListen, serve } from '@svc/platform';
 import { buildApp } from './app.ts';
 import { type FirstRunCredentials, installIfNeeded } from './bootstrap.ts';
 import { type CmsConfig, loadCmsConfig, resolveSecret } from './config.ts';
@@ -45,6 +45,7 @@ async function listen(config: CmsConfig, logger: Logger, onExit?: (code: number)
   const running = await serve(cms.app, {
     host: config.host,
     port: config.port,
+    settings: { host: 'CMS_HOST', port: 'CMS_PORT' },
     logger,
     shutdownTimeoutMs: config.shutdownTimeoutMs,
     onShutdown: [async () => indexer?.stop(), () => database.close()],
@@ -65,6 +66,12 @@ async function startSingle(config: CmsConfig, logger: Logger): Promise<void> {
 
 /** A cluster worker: the primary already migrated and installed; serve until told to stop. */
 async function startWorker(config: CmsConfig, logger: Logger): Promise<void> {
+  // The primary may be gone before this worker's first message to it (it gave up when another worker failed):
+  // that is no error to print, with a stack, over the primary's line.
+  cluster.worker?.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE' || err.code === 'ERR_IPC_CHANNEL_CLOSED') process.exit(1);
+    throw err;
+  });
   const { running } = await listen(config, logger, (code) => {
     process.exitCode = code;
     // The IPC channel to the primary would keep the process alive.
@@ -80,6 +87,8 @@ async function startWorker(config: CmsConfig, logger: Logger): Promise<void> {
 /** The cluster primary: migrations and first-run install, then the workers; stops them on a signal. */
 async function startPrimary(config: CmsConfig, logger: Logger, count: number): Promise<void> {
   // Every worker must listen on the same port, so a port chosen by the OS is chosen here, once.
+  // A port in use or a host not of this machine: one line from here, not one from each worker.
+  await probeListen({ host: config.host, port: config.port, settings: { host: 'CMS_HOST', port: 'CMS_PORT' } });
   const port = config.port === 0 ? await freePort(config.host) : config.port;
   const url = `http://${urlHost(config.host)}:${port}`;
   const siteUrl = (config.siteUrl ?? url).replace(/\/+$/, '');

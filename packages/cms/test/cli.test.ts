@@ -1,6 +1,7 @@
 /** `npx cms ...` as a user runs it: separate processes on a temporary DATA_DIR. */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,18 +13,45 @@ import { openCmsDatabase } from '../src/db/connection.ts';
 
 const bin = fileURLToPath(new URL('../bin/cms.js', import.meta.url));
 const dataDir = mkdtempSync(path.join(tmpdir(), 'cms-cli-'));
+// For the tests of mistakes, so that the store of the others starts empty whatever the order.
+const otherDataDir = mkdtempSync(path.join(tmpdir(), 'cms-cli-other-'));
 
 function cms(...args: string[]) {
+  return cmsWith({}, ...args);
+}
+
+function cmsWith(env: Record<string, string>, ...args: string[]) {
   const res = spawnSync(process.execPath, [bin, ...args], {
     encoding: 'utf8',
-    env: { ...process.env, DATA_DIR: dataDir, CMS_DATABASE_URL: '', DATABASE_URL: '', CMS_SECRET: '' },
+    env: { ...process.env, DATA_DIR: dataDir, CMS_DATABASE_URL: '', DATABASE_URL: '', CMS_SECRET: '', ...env },
     timeout: 60_000,
   });
   return { code: res.status, stdout: res.stdout, stderr: res.stderr };
 }
 
+/** Runs the CLI without blocking this process (a server the test holds open must keep answering). */
+function cmsAsync(env: Record<string, string>, ...args: string[]) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, [bin, ...args], {
+      env: { ...process.env, DATA_DIR: dataDir, CMS_DATABASE_URL: '', DATABASE_URL: '', CMS_SECRET: '', ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
 describe('cms CLI', () => {
-  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+  afterAll(() => {
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(otherDataDir, { recursive: true, force: true });
+  });
 
   it('prints help and exits 0', () => {
     const res = cms('--help');
@@ -31,6 +59,46 @@ describe('cms CLI', () => {
     expect(res.stdout).toContain('users');
     expect(res.stdout).toContain('app-passwords');
     expect(res.stdout).toContain('CMS_PORT');
+  });
+
+  it('says which setting to change when the port is taken or the host is not an address of this machine', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as { port: number }).port;
+    try {
+      // One process, or a primary and its workers: one line either way, never one per worker or a stack.
+      for (const workers of ['1', '2']) {
+        const busy = await cmsAsync({ DATA_DIR: otherDataDir, CMS_PORT: String(port), CMS_WORKERS: workers }, 'serve');
+        expect(busy.code, workers).toBe(1);
+        expect(busy.stderr, workers).toBe(
+          `cms: port ${port} of 127.0.0.1 is already in use (CMS_PORT): stop what uses it, or set CMS_PORT to a free port\n`,
+        );
+      }
+    } finally {
+      taken.close();
+    }
+    for (const workers of ['1', '2']) {
+      const badHost = await cmsAsync(
+        { DATA_DIR: otherDataDir, CMS_HOST: '256.0.0.1', CMS_PORT: '0', CMS_WORKERS: workers },
+        'serve',
+      );
+      expect(badHost.code, workers).toBe(1);
+      expect(badHost.stderr, workers).toBe(
+        'cms: cannot listen on 256.0.0.1 (CMS_HOST): not an address of this machine; use 127.0.0.1, 0.0.0.0 or one of its addresses\n',
+      );
+    }
+  });
+
+  it('refuses an empty --password instead of creating a user without one', () => {
+    const env = { DATA_DIR: otherDataDir };
+    const res = cmsWith(env, 'users', 'create', 'nopass', '--email', 'nopass@example.test', '--password', '');
+    expect(res.code).toBe(1);
+    expect(res.stderr).toBe(
+      'cms: --password is empty: give a password, or leave the option out to have one generated\n',
+    );
+    expect(cmsWith(env, 'app-passwords', 'create', 'nopass', 'x').stderr.trim()).toBe(
+      'cms: no user with login "nopass"',
+    );
   });
 
   it('migrates, creates users and application passwords, and fails in one line', { timeout: 180_000 }, () => {

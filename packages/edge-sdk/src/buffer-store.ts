@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { GpsSample, Sample, TelemetryMeta } from '@svc/scoring';
 import { TELEMETRY_SCHEMA_VERSION } from '@svc/scoring';
@@ -120,6 +120,7 @@ export class BufferStore {
   ) {
     this.now = options.now;
     if (file !== ':memory:') {
+      refuseFolder(file);
       const dir = path.dirname(path.resolve(file));
       try {
         if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
@@ -460,6 +461,13 @@ export interface BufferInspection {
   usedBytes: number;
 }
 
+/** SQLite's own words for a folder ("unable to open database file", "disk I/O error") do not say what is wrong. */
+function refuseFolder(file: string): void {
+  if (existsSync(file) && statSync(file).isDirectory()) {
+    throw new EdgeSdkStateError(`cannot open storage ${file}: it is a folder, not a buffer file`);
+  }
+}
+
 /**
  * Reads a buffer file as it is, for `edge-sdk status`: opened read-only, so nothing is created, migrated or
  * recovered (opening an SDK on it would turn any file into a buffer and close a trip left recording). A
@@ -467,6 +475,7 @@ export interface BufferInspection {
  */
 export function inspectBuffer(file: string, limit = 1000): BufferInspection {
   let db: Database.Database;
+  refuseFolder(file);
   try {
     db = new Database(file, { readonly: true, fileMustExist: true, timeout: 0 });
   } catch (error) {

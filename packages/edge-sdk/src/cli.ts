@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { runCli } from '@svc/platform/cli';
 import { thresholds } from '@svc/scoring';
 import { Command, InvalidArgumentError } from 'commander';
 import { inspectBuffer } from './buffer-store.ts';
@@ -97,9 +98,5 @@ program
     console.log(`device ${buffer.deviceId ?? 'unknown'}; ${counts}; ${buffer.usedBytes} bytes buffered`);
   });
 
-try {
-  await program.parseAsync(process.argv);
-} catch (error) {
-  process.stderr.write(`edge-sdk: ${(error as Error).message}\n`);
-  process.exitCode = 1;
-}
+// Usage mistakes and failures are one line on stderr and exit status 1; `| head` ends quietly.
+await runCli(program);

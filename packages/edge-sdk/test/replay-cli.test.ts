@@ -251,7 +251,18 @@ describe('edge-sdk replay', () => {
     expect(missingKey.code).toBe(1);
     expect(missingKey.stderr).toBe('edge-sdk: an ingest key is required: --key <key> or EDGE_SDK_INGEST_KEY\n');
     const badSpeed = await cli(['replay', 'x.ndjson', '--endpoint', server.url, '--key', 'k', '--speed', '0']);
-    expect(badSpeed.code).not.toBe(0);
+    expect(badSpeed.code).toBe(1);
+    expect(badSpeed.stderr).toBe(
+      "edge-sdk: option '--speed <factor>' argument '0' is invalid. must be a positive number\n",
+    );
+    const noEndpoint = await cli(['replay', 'x.ndjson', '--key', 'k']);
+    expect(noEndpoint.stderr).toBe("edge-sdk: required option '--endpoint <url>' not specified\n");
+    // A folder given as the buffer file is named as such, not as SQLite's "unable to open database file".
+    const trace = path.join(dir, 'folder-storage.ndjson');
+    writeFileSync(trace, '{"type":"gps","t":1750000000000,"lon":7,"lat":45}\n');
+    const folderStorage = await cli(['replay', trace, '--endpoint', server.url, '--key', 'k', '--storage', dir]);
+    expect(folderStorage.code).toBe(1);
+    expect(folderStorage.stderr).toBe(`edge-sdk: cannot open storage ${dir}: it is a folder, not a buffer file\n`);
     const badFile = await cli(['replay', path.join(dir, 'nope.ndjson'), '--endpoint', server.url, '--key', 'k']);
     expect(badFile.stderr).toBe(`edge-sdk: ${path.join(dir, 'nope.ndjson')}: cannot read (ENOENT)\n`);
   });

@@ -49,6 +49,15 @@ describe('edge-sdk status', () => {
     expect(statSync(empty).size).toBe(0);
   });
 
+  it('names a folder given as the buffer file, and usage mistakes, in one line', async () => {
+    const folder = await cli(['status', dir]);
+    expect(folder.code).toBe(1);
+    expect(folder.stderr).toBe(`edge-sdk: cannot open storage ${dir}: it is a folder, not a buffer file\n`);
+    const missing = await cli(['status']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toBe("edge-sdk: missing required argument 'storage'\n");
+  });
+
   it('shows a trip left recording as recording, without closing it or writing to the file', async () => {
     const storage = path.join(dir, 'buffer.db');
     const sdk = EdgeSdk.open({ storagePath: storage, upload: false, deviceId: 'dev-status-1' });

@@ -1,6 +1,6 @@
-import { accessSync, constants, mkdirSync } from 'node:fs';
 import { baseConfigSpec, loadConfig } from './config.ts';
 import { openDatabase } from './database/open-database.ts';
+import { ensureWritableFolder } from './folders.ts';
 import { connectRedis } from './redis.ts';
 
 /** What `platform check` verified, one line each. */
@@ -16,8 +16,7 @@ export interface CheckReport {
 export async function checkEnvironment(env: Record<string, string | undefined> = process.env): Promise<CheckReport> {
   const config = loadConfig(baseConfigSpec({ prefix: '', defaultPort: 0 }), { env });
   const lines = ['configuration: valid'];
-  mkdirSync(config.dataDir, { recursive: true });
-  accessSync(config.dataDir, constants.W_OK);
+  ensureWritableFolder(config.dataDir, 'DATA_DIR');
   lines.push(`data folder: ${config.dataDir} (writable)`);
   if (config.databaseUrl) {
     const database = await openDatabase({ url: config.databaseUrl });

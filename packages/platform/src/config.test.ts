@@ -65,7 +65,7 @@ describe('loadConfig', () => {
 
   it('rejects an unreadable or malformed config file with one line', () => {
     expect(() => loadConfig(spec, { env: { CONFIG_FILE: '/nonexistent/config.json' } })).toThrow(
-      'Invalid configuration: CONFIG_FILE /nonexistent/config.json cannot be read (ENOENT)',
+      'Invalid configuration: CONFIG_FILE /nonexistent/config.json does not exist (ENOENT)',
     );
     const dir = mkdtempSync(path.join(tmpdir(), 'cfg-'));
     const file = path.join(dir, 'bad.json');

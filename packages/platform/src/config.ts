@@ -56,6 +56,11 @@ export function loadConfig<S extends ConfigSpec>(spec: S, options: LoadConfigOpt
         break;
       }
     }
+    if (raw !== undefined && typeof raw !== 'string') {
+      // Only a CONFIG_FILE can hold such a value (an object, an array): the schemas read text.
+      const shown = entry.secret ? '' : ` (got ${truncate(JSON.stringify(raw))})`;
+      throw new ConfigError(`Invalid configuration: ${name} must be text or a number in CONFIG_FILE${shown}`);
+    }
     const result = entry.schema.safeParse(raw);
     if (!result.success) {
       const issue = result.error.issues[0];
@@ -73,9 +78,12 @@ function readConfigFile(file: string): Record<string, unknown> {
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new ConfigError(
-      `Invalid configuration: CONFIG_FILE ${file} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
-    );
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    const why =
+      { ENOENT: 'does not exist', EISDIR: 'is a folder, not a JSON file', EACCES: 'cannot be read by this user' }[
+        code
+      ] ?? 'cannot be read';
+    throw new ConfigError(`Invalid configuration: CONFIG_FILE ${file} ${why} (${code})`);
   }
   let parsed: unknown;
   try {
@@ -86,9 +94,12 @@ function readConfigFile(file: string): Record<string, unknown> {
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new ConfigError(`Invalid configuration: CONFIG_FILE ${file} must hold a JSON object of variable names`);
   }
-  // File values may be numbers or booleans; the schemas coerce from strings, so normalise.
+  // File values may be numbers or booleans; the schemas coerce from strings, so normalise. A null is a
+  // variable left unset, as an empty one in the environment.
   return Object.fromEntries(
-    Object.entries(parsed).map(([k, v]) => [k, typeof v === 'number' || typeof v === 'boolean' ? String(v) : v]),
+    Object.entries(parsed)
+      .filter(([, v]) => v !== null)
+      .map(([k, v]) => [k, typeof v === 'number' || typeof v === 'boolean' ? String(v) : v]),
   );
 }
 

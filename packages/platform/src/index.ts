@@ -9,6 +9,7 @@ export * from './database/query-shapes.ts';
 export * from './database/transaction.ts';
 export * from './database/wide-integer-comparisons.ts';
 export * from './errors.ts';
+export * from './folders.ts';
 export * from './http/create-app.ts';
 export * from './http/metrics.ts';
 export * from './http/ops-routes.ts';

@@ -41,5 +41,7 @@ describe('redactUrl', () => {
     expect(redactUrl('/x?a=1&password=p%40ss#frag')).toBe('/x?a=1&password=[Redacted]#frag');
     expect(redactUrl('postgres://admin:s3cret@db:5432/app')).toBe('postgres://admin:[Redacted]@db:5432/app');
     expect(redactUrl('/v1/trips?page=2')).toBe('/v1/trips?page=2');
+    expect(redactUrl('postgres://admin:s3@cr@t@db/app?x=a@b')).toBe('postgres://admin:[Redacted]@db/app?x=a@b');
+    expect(redactUrl('http://db:5432/p@th')).toBe('http://db:5432/p@th');
   });
 });

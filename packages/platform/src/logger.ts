@@ -32,7 +32,8 @@ const SECRET_QUERY_PARAMS = /([?&](?:token|access_token|api_key|apikey|key|passw
 
 /** Removes credentials from a URL or path before it is logged (query secrets and `user:password@`). */
 export function redactUrl(url: string): string {
-  return url.replace(SECRET_QUERY_PARAMS, '$1[Redacted]').replace(/\/\/([^/@:]*):([^/@]*)@/, '//$1:[Redacted]@');
+  // The credentials end at the authority's last `@`: a password may hold an unescaped `@` of its own.
+  return url.replace(SECRET_QUERY_PARAMS, '$1[Redacted]').replace(/\/\/([^/?#@:]*):([^/?#]*)@/, '//$1:[Redacted]@');
 }
 
 export interface CreateLoggerOptions {

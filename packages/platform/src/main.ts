@@ -20,10 +20,39 @@ export async function runMain(name: string, main: () => Promise<void>): Promise<
 
 /** A one-line description of a failure, for users rather than developers. */
 export function describeFailure(err: unknown): string {
+  return printable(describe(err));
+}
+
+/**
+ * Bytes of a binary file quoted by a parser's message (JSON.parse quotes what it read) would reach the terminal
+ * as control characters and replacement marks: each is shown as `?`.
+ */
+function printable(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\ufffd]/g, '?');
+}
+
+function describe(err: unknown): string {
   if (err instanceof DomainError) return err.message;
+  const fs = err as NodeJS.ErrnoException | null;
+  // A file system call's own message ("ENOENT: no such file or directory, open 'x'") is for developers.
+  if (err instanceof Error && typeof fs?.code === 'string' && typeof fs.path === 'string' && FILE_PROBLEMS[fs.code]) {
+    return `${fs.path}: ${FILE_PROBLEMS[fs.code]} (${fs.code})`;
+  }
   if (err instanceof Error) return `${err.message.split('\n')[0]}`;
   return String(err);
 }
+
+const FILE_PROBLEMS: Record<string, string> = {
+  ENOENT: 'no such file or folder',
+  EISDIR: 'is a folder, not a file',
+  ENOTDIR: 'part of the path is a file, not a folder',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EEXIST: 'already exists',
+  EROFS: 'read-only file system',
+  ENOSPC: 'no space left on the device',
+};
 
 /**
  * Parses argv with a commander program and runs the chosen action: `--help` exits 0, a usage error or a

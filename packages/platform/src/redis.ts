@@ -25,14 +25,35 @@ export async function connectRedis(url: string, options: { keyPrefix?: string; c
     ...(options.keyPrefix ? { keyPrefix: options.keyPrefix } : {}),
   });
   // Errors are reported to callers through rejected commands; an unhandled 'error' event would crash.
-  client.on('error', () => {});
+  // The last one is kept: when the connection fails, connect() itself only says "Connection is closed."
+  let lastError: unknown;
+  client.on('error', (err: unknown) => {
+    lastError = err;
+  });
   try {
     await client.connect();
     await client.ping();
   } catch (err) {
     client.disconnect();
-    const reason = err instanceof Error ? err.message : String(err);
+    const reason = describeConnectionFailure(lastError ?? err);
     throw new RedisUnavailableError(`cannot connect to Redis at ${redactUrl(url)}: ${reason}`, { cause: err });
   }
   return client;
+}
+
+const NETWORK_FAILURES: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  ENOTFOUND: 'no such host',
+  EAI_AGAIN: 'host name lookup failed',
+  ETIMEDOUT: 'timed out',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+};
+
+/** Why a connection failed, in one line: a network error by its code, anything else by its message. */
+function describeConnectionFailure(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  if (code && NETWORK_FAILURES[code]) return `${NETWORK_FAILURES[code]} (${code})`;
+  return err instanceof Error ? (err.message.split('\n')[0] ?? err.message) : String(err);
 }

@@ -1,4 +1,5 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { runCli } from '@svc/platform/cli';
 import cliProgress from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { graphSummary, matchGeoJson, matchJson } from './cli/cli-output.ts';
@@ -21,7 +22,9 @@ const positiveNumber = (name: string) => (value: string) => {
 
 const integer = (name: string) => (value: string) => {
   const n = Number(value);
-  if (!Number.isInteger(n)) throw new InvalidArgumentError(`${name} must be an integer`);
+  if (!Number.isSafeInteger(n)) {
+    throw new InvalidArgumentError(`${name} must be an integer from -9007199254740991 to 9007199254740991`);
+  }
   return n;
 };
 
@@ -51,6 +54,8 @@ async function buildWithProgress(file: string, country: string | undefined): Pro
 }
 
 function isGraphFile(file: string): boolean {
+  // A folder is no graph; reading it as an OSM extract then says what it is.
+  if (statSync(file).isDirectory()) return false;
   const fd = openSync(file, 'r');
   try {
     const head = Buffer.alloc(GRAPH_MAGIC.length);
@@ -113,7 +118,6 @@ program
       traceFile: string,
       opts: { format: 'json' | 'geojson'; sigma?: number; beta?: number; radius?: number; country?: string },
     ) => {
-      statSync(graphFile);
       const graph = isGraphFile(graphFile) ? loadGraph(graphFile) : await buildWithProgress(graphFile, opts.country);
       const points = await readTrace(traceFile);
       const options: MatchOptions = {
@@ -140,12 +144,5 @@ program
     );
   });
 
-try {
-  await program.parseAsync(process.argv);
-} catch (error) {
-  // User errors (bad files, bad input) are one line; the message already names the file and the record.
-  const err = error as NodeJS.ErrnoException;
-  const message = err.code === 'ENOENT' && err.path ? `${err.path}: no such file` : err.message;
-  process.stderr.write(`roads: ${message}\n`);
-  process.exitCode = 1;
-}
+// Usage mistakes and failures are one line on stderr and exit status 1; `| head` ends quietly.
+await runCli(program);

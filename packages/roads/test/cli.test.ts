@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -110,6 +110,64 @@ describe('roads CLI', () => {
       expect(JSON.parse(result.stdout).matchedShare).toBe(1);
     },
   );
+
+  it('answers usage mistakes in one line prefixed by the command, as every CLI of the repository does', async () => {
+    for (const [args, message] of [
+      [['generate', '--seed', '1', '--bogus', '-o', join(dir, 'z.graph')], "roads: unknown option '--bogus'"],
+      [['generate', '-o', join(dir, 'z.graph')], "roads: required option '--seed <n>' not specified"],
+      [['info'], "roads: missing required argument 'graph-file'"],
+      [['generate', '--seed', '99999999999999999999', '-o', join(dir, 'z.graph')], '--seed must be an integer'],
+    ] as const) {
+      const result = await roads(...args);
+      expect(result.code, args.join(' ')).toBe(1);
+      expect(result.stderr.split('\n')[0], args.join(' ')).toContain(message);
+      expect(result.stderr, args.join(' ')).toMatch(/^roads: /);
+    }
+  });
+
+  it('says what is wrong with an output path, and replaces a graph file whole through a temporary file', async () => {
+    const folder = join(dir, 'out-folder');
+    mkdirSync(folder, { recursive: true });
+    const folderResult = await roads('generate', '--seed', '1', '-o', folder);
+    expect(folderResult.code).toBe(1);
+    expect(folderResult.stderr).toBe(`roads: cannot write ${folder}: it is a folder, not a file\n`);
+    const missing = join(dir, 'no-such-folder', 'x.graph');
+    const missingResult = await roads('generate', '--seed', '1', '-o', missing);
+    expect(missingResult.code).toBe(1);
+    expect(missingResult.stderr).toBe(
+      `roads: cannot write ${missing}: folder ${join(dir, 'no-such-folder')} does not exist (create it first)\n`,
+    );
+    // A successful write replaces the file whole, through a temporary file that does not stay behind.
+    const before = loadGraph(cityFile);
+    expect((await roads('generate', '--seed', '7', '-o', cityFile)).code).toBe(0);
+    expect(loadGraph(cityFile).edgeCount).toBe(before.edgeCount);
+    expect(readdirSync(dir).filter((f) => f.includes('.partial'))).toEqual([]);
+  });
+
+  it('shows the bytes of a binary file quoted in a message as ?, not as control characters', async () => {
+    const binary = join(dir, 'binary.ndjson');
+    writeFileSync(binary, Buffer.from([0x59, 0x01, 0xff, 0xfe, 0x1b, 0x5b, 0x32, 0x4a, 0x00, 0x41]));
+    const result = await roads('match', cityFile, binary);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^roads: .*binary\.ndjson: line 1: invalid JSON/);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: none may reach the terminal
+    expect(result.stderr.trimEnd()).not.toMatch(/[\u0000-\u001f\u007f-\u009f\ufffd]/);
+  });
+
+  it('stops quietly when its reader goes away (roads match ... | head -c 10), without a stack trace', async () => {
+    // Through a shell pipe, as a user types it; the exit status of roads is printed after the output.
+    const { stdout, stderr } = await run('bash', [
+      '-c',
+      '"$1" "$2" match "$3" "$4" | head -c 10 >/dev/null; echo "status $PIPESTATUS"',
+      'bash',
+      process.execPath,
+      BIN,
+      cityFile,
+      csvFile,
+    ]);
+    expect(stderr).toBe('');
+    expect(stdout).toBe('status 0\n');
+  });
 
   it('fails with one line on stderr and a non-zero exit for bad input', async () => {
     const cases: Array<[string[], RegExp]> = [

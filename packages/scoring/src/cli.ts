@@ -1,8 +1,9 @@
-import { loadGraph, type RoadGraph } from '@svc/roads';
+import { runCli } from '@svc/platform/cli';
+import { loadGraph } from '@svc/roads';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { readTelemetryFile, TelemetryFileError } from './cli/read-telemetry.ts';
+import { readTelemetryFile } from './cli/read-telemetry.ts';
 import type { ScoredTrip } from './result.ts';
-import { scoreTrip, TripNotScorableError } from './score/score-trip.ts';
+import { scoreTrip } from './score/score-trip.ts';
 import { SCORING_MODEL_VERSION } from './score/version.ts';
 import { MACHINE_TYPES, type MachineType } from './telemetry.ts';
 import { isValidTimeZone } from './validate.ts';
@@ -38,16 +39,9 @@ const timeZone = (value: string) => {
   return value;
 };
 
-/** One line on stderr, exit 1: user errors never print a stack. */
-function fail(message: string): never {
-  process.stderr.write(`scoring: ${message}\n`);
-  process.exit(1);
-}
-
 const program = new Command('scoring')
   .description('Score driving trips from telemetry: events, 100 factors in six themes, overall score and tier')
-  .version(SCORING_MODEL_VERSION, '--version', 'print the scoring model version')
-  .showHelpAfterError();
+  .version(SCORING_MODEL_VERSION, '--version', 'print the scoring model version');
 
 program
   .command('score')
@@ -78,25 +72,20 @@ program
         compact?: boolean;
       },
     ) => {
-      let graph: RoadGraph | undefined;
-      try {
-        const batch = await readTelemetryFile(file);
-        if (opts.roads) graph = loadGraph(opts.roads);
-        const trip = scoreTrip(batch, {
-          ...(graph ? { graph } : {}),
-          ...(opts.timeZone ? { timeZone: opts.timeZone } : {}),
-          ...(opts.machineType ? { machineType: opts.machineType } : {}),
-          ...(opts.imuFrame ? { imuFrame: opts.imuFrame } : {}),
-          allowShortTrip: true,
-        });
-        const shaped = apiShape(trip, batch.vehicle, opts.route === true);
-        process.stdout.write(`${JSON.stringify(shaped, null, opts.compact ? undefined : 2)}\n`);
-      } catch (error) {
-        if (error instanceof TelemetryFileError || error instanceof TripNotScorableError) fail(error.message);
-        if (error instanceof Error && opts.roads && graph === undefined) fail(error.message);
-        throw error;
-      }
+      // A file that cannot be read or scored fails in one line naming the file and the record (runCli).
+      const batch = await readTelemetryFile(file);
+      const graph = opts.roads ? loadGraph(opts.roads) : undefined;
+      const trip = scoreTrip(batch, {
+        ...(graph ? { graph } : {}),
+        ...(opts.timeZone ? { timeZone: opts.timeZone } : {}),
+        ...(opts.machineType ? { machineType: opts.machineType } : {}),
+        ...(opts.imuFrame ? { imuFrame: opts.imuFrame } : {}),
+        allowShortTrip: true,
+      });
+      const shaped = apiShape(trip, batch.vehicle, opts.route === true);
+      process.stdout.write(`${JSON.stringify(shaped, null, opts.compact ? undefined : 2)}\n`);
     },
   );
 
-await program.parseAsync(process.argv);
+// Usage mistakes and failures are one line on stderr and exit status 1; `| head` ends quietly.
+await runCli(program);

@@ -52,6 +52,24 @@ describe('npx scoring score', () => {
     expect(JSON.parse(stdout).mapMatched).toBe(false);
   });
 
+  it('answers a usage mistake in one short line, not with the whole help text', async () => {
+    const file = join(dir, 'any.gpx');
+    writeFileSync(file, '<gpx/>');
+    for (const [args, expected] of [
+      [['score', file, '--bogus'], "scoring: unknown option '--bogus'\n"],
+      [['score'], "scoring: missing required argument 'trace-file'\n"],
+      [
+        ['score', file, '--time-zone', 'Mars/Base'],
+        "scoring: option '--time-zone <zone>' argument 'Mars/Base' is invalid. must be an IANA time zone such as Europe/Berlin\n",
+      ],
+      [['scor', file], "scoring: unknown command 'scor'\n(Did you mean score?)\n"],
+    ] as const) {
+      const result = await cli(...args);
+      expect(result.code, args.join(' ')).toBe(1);
+      expect(result.stderr, args.join(' ')).toBe(expected);
+    }
+  });
+
   it('fails with one line naming the file and the record', async () => {
     const bad = join(dir, 'bad.json');
     writeFileSync(bad, JSON.stringify({ samples: [{ type: 'gps', t: 1_700_000_000_000, lon: 200, lat: 48 }] }));

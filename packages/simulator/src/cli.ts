@@ -1,5 +1,6 @@
 import { createWriteStream, mkdirSync, openSync, type WriteStream, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { runCli } from '@svc/platform/cli';
 import { generateCity, loadGraph, type RoadGraph } from '@svc/roads';
 import { Command, InvalidArgumentError } from 'commander';
 import type { LonLat } from './drive-route.ts';
@@ -7,7 +8,6 @@ import { BEHAVIOURS, type BehaviourLevels, driverProfile } from './driver-profil
 import { createFleet } from './fleet.ts';
 import { simulateFleetTrips } from './fleet-trips.ts';
 import { batchToNdjson } from './ndjson.ts';
-import { NoRouteError } from './road-route.ts';
 import { simulateTrip } from './simulate-trip.ts';
 
 /**
@@ -229,28 +229,6 @@ sensorOptions(
     console.log(`${batch.samples.length} samples, ${(truth.distanceM / 1000).toFixed(1)} km -> ${o.out as string}`);
 });
 
-/** Messages of the package's own input checks: those are user mistakes, not bugs. */
-const INPUT_ERROR = /^(simulateTrip|createFleet|driverPopulation|schedule|route|driver profile):|^unknown time zone/;
-
-// Piping into `head` closes stdout early; that is not an error.
-process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-  if (error.code === 'EPIPE') process.exit(0);
-  throw error;
-});
-
-try {
-  await program.parseAsync(process.argv);
-} catch (error) {
-  // User mistakes get one line; anything else is a bug and keeps its stack.
-  const message = error instanceof Error ? error.message : String(error);
-  if (
-    error instanceof UserError ||
-    error instanceof NoRouteError ||
-    ((error instanceof RangeError || error instanceof TypeError) && INPUT_ERROR.test(message))
-  ) {
-    process.stderr.write(`simulator: ${(error as Error).message}\n`);
-    process.exitCode = 1;
-  } else {
-    throw error;
-  }
-}
+// Usage mistakes and failures (a bad option value, no route between the points, a file that cannot be
+// written) are one line on stderr and exit status 1, the stack only with DEBUG set; `| head` ends quietly.
+await runCli(program);

@@ -32,6 +32,21 @@ describe('simulator CLI', () => {
     expect(existsSync(out) && existsSync(truth)).toBe(true);
   });
 
+  it('answers usage mistakes in one line prefixed by the command', async () => {
+    for (const [args, expected] of [
+      [['fleets'], "simulator: unknown command 'fleets'\n(Did you mean fleet?)\n"],
+      [['trip', '--to', '4.52,45.51'], "simulator: required option '--from <lon,lat>' not specified\n"],
+      [
+        ['fleet', '--trips', 'abc'],
+        "simulator: option '--trips <n>' argument 'abc' is invalid. --trips must be an integer from 1 to 10000000\n",
+      ],
+    ] as const) {
+      const result = await simulator(...args);
+      expect(result.code, args.join(' ')).toBe(1);
+      expect(result.stderr, args.join(' ')).toBe(expected);
+    }
+  });
+
   it('fails with one line, no stack, when an output file cannot be written', async () => {
     const folder = join(dir, 'a-folder');
     mkdirSync(folder, { recursive: true });

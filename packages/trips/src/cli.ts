@@ -3,7 +3,15 @@
 import { existsSync, statSync } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { backupSqlite, connectRedis, createLogger, describeConfig, loadConfig, runCli } from '@svc/platform';
+import {
+  backupSqlite,
+  connectRedis,
+  createLogger,
+  describeConfig,
+  loadConfig,
+  probeListen,
+  runCli,
+} from '@svc/platform';
 import { Command, Option } from 'commander';
 import { parseDays, parseExpiry, printRows } from './cli/output.ts';
 import { type TripsConfig, tripsConfigSpec } from './config.ts';
@@ -109,6 +117,12 @@ program
       }
       const { startApiCluster } = await lazy.apiCluster();
       try {
+        // A port in use or a host not of this machine: one line from here, not one from each API worker.
+        await probeListen({
+          host: cfg.host,
+          port: environment === 'production' ? cfg.port : cfg.sandboxPort,
+          settings: { host: 'TRIPS_HOST', port: environment === 'production' ? 'TRIPS_PORT' : 'TRIPS_SANDBOX_PORT' },
+        });
         apiCluster = await startApiCluster({
           environment,
           count: workers,
@@ -373,6 +387,9 @@ drivers
       const partial = path.join(path.dirname(file), `.${path.basename(file)}.partial-${process.pid}`);
       if (!existsSync(path.dirname(file)))
         throw new Error(`folder ${path.dirname(file)} does not exist: create it first`);
+      if (existsSync(file) && statSync(file).isDirectory()) {
+        throw new Error(`${file} is a folder: give the path of a file to write`);
+      }
       if (existsSync(file) && (!opts.force || !statSync(file).isFile())) {
         throw new Error(`${file} already exists: give another file, or --force to replace it`);
       }

@@ -37,7 +37,8 @@ const corsOriginsSchema = z
       if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.origin !== origin) {
         ctx.addIssue({
           code: 'custom',
-          message: `must be a comma-separated list of origins like https://dash.example.com, or * (got ${JSON.stringify(origin.slice(0, 80))})`,
+          // loadConfig adds the whole value; this names the entry that is not an origin.
+          message: `must be a comma-separated list of origins like https://dash.example.com, or *; ${JSON.stringify(origin.slice(0, 80))} is not one`,
         });
         return z.NEVER;
       }
@@ -73,9 +74,11 @@ export const tripsConfigSpec = {
   osmFile: env('TRIPS_OSM_FILE', optionalPath, {
     doc: 'OpenStreetMap extract (.osm.pbf, .osm, .osm.gz) to build the road graph from at start-up (cached)',
   }),
-  citySeed: env('TRIPS_CITY_SEED', z.coerce.number().int().default(7), {
-    doc: 'Seed of the synthetic city used when no graph or OSM file is configured',
-  }),
+  citySeed: env(
+    'TRIPS_CITY_SEED',
+    z.coerce.number({ error: 'must be an integer' }).int({ error: 'must be an integer' }).default(7),
+    { doc: 'Seed of the synthetic city used when no graph or OSM file is configured' },
+  ),
   rateLimitPerMin: env('TRIPS_RATE_LIMIT_PER_MIN', positiveIntSchema(1200), {
     doc: 'Requests per minute per API token (a token may carry its own limit)',
   }),
@@ -91,7 +94,7 @@ export const tripsConfigSpec = {
   scoringLeaseMs: env('TRIPS_SCORING_LEASE_MS', positiveIntSchema(120_000), {
     doc: 'How long a node may hold a scoring job without renewing it before another node takes it over',
   }),
-  scoringWorker: env('TRIPS_SCORING_WORKER', z.enum(['on', 'off']).default('on'), {
+  scoringWorker: env('TRIPS_SCORING_WORKER', z.enum(['on', 'off'], { error: 'must be on or off' }).default('on'), {
     doc: 'off: this node only serves; another node scores the queue',
   }),
   // Capped: a typo such as 1000 would otherwise fork a thousand processes.

@@ -165,7 +165,10 @@ describe.each(legs)('API worker processes on $name', (leg) => {
       try {
         const started = await startServiceNode({ ...env, TRIPS_PORT: String(port) }).catch((err: Error) => err);
         expect(started).toBeInstanceOf(Error);
-        expect((started as Error).message).toMatch(/exited with 1 before listening[\s\S]*API worker \d+ exited/);
+        // One line from the main process, which checks the port before it starts the API workers.
+        expect((started as Error).message).toMatch(/exited with 1 before listening/);
+        expect((started as Error).message).toContain(`port ${port} of 127.0.0.1 is already in use (TRIPS_PORT)`);
+        expect((started as Error).message).not.toMatch(/API worker \d+ exited/);
       } finally {
         blocker.close();
       }

@@ -1,5 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -333,5 +334,131 @@ describe('admin CLI (npx trips)', () => {
     const usage = await trips('tokens', 'create').catch((e) => e);
     expect(usage.code).not.toBe(0);
     expect(usage.stderr).toContain("required option '--fleet <fleetId>'");
+  }, 60_000);
+
+  it('names the variable and the values it takes when a setting is wrong, once', async () => {
+    for (const [name, value, expected] of [
+      ['TRIPS_CITY_SEED', 'abc', 'TRIPS_CITY_SEED must be an integer (got "abc")'],
+      ['TRIPS_CITY_SEED', '1.5', 'TRIPS_CITY_SEED must be an integer (got "1.5")'],
+      ['TRIPS_SCORING_WORKER', 'maybe', 'TRIPS_SCORING_WORKER must be on or off (got "maybe")'],
+      [
+        'TRIPS_CORS_ORIGINS',
+        'https://a.example, https://x.example/path',
+        'TRIPS_CORS_ORIGINS must be a comma-separated list of origins like https://dash.example.com, or *; "https://x.example/path" is not one (got "https://a.example, https://x.example/path")',
+      ],
+    ] as const) {
+      const failure = await run(process.execPath, [BIN, 'fleets', 'list'], {
+        env: { ...env, [name]: value },
+        timeout: 60_000,
+      }).catch((e) => e);
+      expect(failure.code, name).toBe(1);
+      expect(failure.stderr, name).toBe(`trips: Invalid configuration: ${expected}\n`);
+    }
+  }, 60_000);
+
+  it('serve refuses a TRIPS_ROAD_GRAPH that is a folder or not a graph file at once, instead of running without scoring', async () => {
+    const notGraph = path.join(dataDir, 'not-a-graph.graph');
+    writeFileSync(notGraph, 'hello');
+    const ports = { TRIPS_PORT: '0', TRIPS_SANDBOX_PORT: '0', TRIPS_INGEST_PORT: '0', TRIPS_SANDBOX_INGEST_PORT: '0' };
+    for (const [graph, expected] of [
+      [
+        dataDir,
+        `trips: TRIPS_ROAD_GRAPH ${dataDir} is a folder, not a road graph file (build one with npx trips roads build)\n`,
+      ],
+      [
+        notGraph,
+        `trips: TRIPS_ROAD_GRAPH ${notGraph} is not a road graph file (build one with npx trips roads build)\n`,
+      ],
+    ] as const) {
+      // Before the check, serve started and ran on: the timeout ends it, and the assertions say so.
+      const failure = await run(process.execPath, [BIN, 'serve', '--env', 'sandbox'], {
+        env: { ...env, ...ports, TRIPS_ROAD_GRAPH: graph, TRIPS_SANDBOX_SEED_TRIPS: '0' },
+        timeout: 30_000,
+      }).catch((e) => e);
+      expect(failure.code, graph).toBe(1);
+      expect(failure.stderr, graph).toBe(expected);
+    }
+  }, 90_000);
+
+  it('serve with several API workers says a port is in use in one line, not one per worker', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as { port: number }).port;
+    try {
+      const failure = await run(process.execPath, [BIN, 'serve', '--env', 'sandbox'], {
+        env: {
+          ...env,
+          TRIPS_SANDBOX_PORT: String(port),
+          TRIPS_SANDBOX_INGEST_PORT: '0',
+          TRIPS_API_WORKERS: '2',
+          TRIPS_SANDBOX_SEED_TRIPS: '0',
+        },
+        timeout: 60_000,
+      }).catch((e) => e);
+      expect(failure.code).toBe(1);
+      expect(failure.stderr).toBe(
+        `trips: port ${port} of 127.0.0.1 is already in use (TRIPS_SANDBOX_PORT): stop what uses it, or set TRIPS_SANDBOX_PORT to a free port\n`,
+      );
+    } finally {
+      taken.close();
+    }
+  }, 90_000);
+
+  it('names a folder given where a file is expected, and what to do, in one line', async () => {
+    await trips('fleets', 'create', '--name', 'Folder fleet', '--id', 'fleet_fold', '--env', 'sandbox');
+    await trips('vehicles', 'create', '--fleet', 'fleet_fold', '--plate', 'FO-1', '--env', 'sandbox');
+    const folder = path.join(dataDir, 'a folder');
+    mkdirSync(folder);
+    // An import of a folder (with no extension): not "unknown format".
+    const imported = await trips(
+      'import',
+      folder,
+      '--fleet',
+      'fleet_fold',
+      '--vehicle',
+      'FO-1',
+      '--no-score',
+      '--env',
+      'sandbox',
+    ).catch((e) => e);
+    expect(imported.code).toBe(1);
+    expect(imported.stdout).toBe(
+      `${folder}: 0 imported, 0 duplicates, 1 rejected\n  rejected file: cannot read it: it is a folder, not a file\n`,
+    );
+    expect(imported.stderr.trim().split('\n').at(-1)).toBe('trips: no trip could be imported');
+    // --force replaces a file, never a folder: the message does not suggest it.
+    await trips('drivers', 'create', '--fleet', 'fleet_fold', '--id', 'drv-fold', '--env', 'sandbox');
+    for (const force of [[], ['--force']]) {
+      const exported = await trips(
+        'drivers',
+        'export',
+        '--fleet',
+        'fleet_fold',
+        '--id',
+        'drv-fold',
+        '--out',
+        folder,
+        ...force,
+        '--env',
+        'sandbox',
+      ).catch((e) => e);
+      expect(exported.code, force.join()).toBe(1);
+      expect(exported.stderr, force.join()).toBe(`trips: ${folder} is a folder: give the path of a file to write\n`);
+    }
+    // A folder where the store's file should be.
+    const oddDataDir = path.join(dataDir, 'odd data');
+    mkdirSync(path.join(oddDataDir, 'trips-sandbox.db'), { recursive: true });
+    const store = await run(process.execPath, [BIN, 'fleets', 'list', '--env', 'sandbox'], {
+      env: { ...env, DATA_DIR: oddDataDir },
+      timeout: 60_000,
+    }).catch((e) => e);
+    expect(store.code).toBe(1);
+    expect(store.stderr).toBe(
+      `trips: cannot open SQLite database ${path.join(oddDataDir, 'trips-sandbox.db')}: it is a folder, not a file\n`,
+    );
+    // roads build into a folder, or into a folder that does not exist.
+    const built = await trips('roads', 'build', '--synthetic', '--out', folder).catch((e) => e);
+    expect(built.code).toBe(1);
+    expect(built.stderr).toBe(`trips: cannot write ${folder}: it is a folder, not a file\n`);
   }, 60_000);
 });

@@ -1,9 +1,10 @@
-import { mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { type Dialect, Kysely, type Migration, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { DatabaseUnavailableError } from '../errors.ts';
+import { describeFolderProblem } from '../folders.ts';
 import { redactUrl } from '../logger.ts';
 import { ErrorMappingDialect } from './error-mapping-dialect.ts';
 import { migrateToLatest } from './migrations.ts';
@@ -91,7 +92,7 @@ function openSqlite<DB>(options: OpenDatabaseOptions): Database<DB> {
       mkdirSync(path.dirname(file), { recursive: true });
     } catch (err) {
       throw new DatabaseUnavailableError(
-        `cannot create the folder for SQLite database ${file}: ${(err as NodeJS.ErrnoException).code ?? err}`,
+        `cannot create SQLite database ${file}: ${describeFolderProblem(path.dirname(file), err)}`,
       );
     }
   }
@@ -109,7 +110,7 @@ function openSqlite<DB>(options: OpenDatabaseOptions): Database<DB> {
     handle.pragma(`cache_size = -${Math.trunc(options.sqliteCacheKb ?? 64 * 1024)}`);
     handle.pragma(`mmap_size = ${Math.trunc(options.sqliteMmapBytes ?? 2 ** 30)}`);
   } catch (err) {
-    throw new DatabaseUnavailableError(`cannot open SQLite database ${file}: ${(err as Error).message}`);
+    throw new DatabaseUnavailableError(`cannot open SQLite database ${file}: ${whySqliteCannotOpen(file, err)}`);
   }
   const db = new Kysely<DB>({
     dialect: new ErrorMappingDialect(new SqliteDialect({ database: withStatementCache(handle) })),
@@ -130,6 +131,25 @@ function openSqlite<DB>(options: OpenDatabaseOptions): Database<DB> {
       await db.destroy();
     },
   };
+}
+
+/**
+ * SQLite says "unable to open database file" whatever the cause; a folder or file this user cannot write is
+ * the common one (SQLite writes its WAL beside the file), and says what to change.
+ */
+function whySqliteCannotOpen(file: string, err: unknown): string {
+  const dir = path.dirname(file);
+  try {
+    if (existsSync(file) && statSync(file).isDirectory()) return 'it is a folder, not a file';
+    accessSync(dir, constants.W_OK);
+    if (existsSync(file)) accessSync(file, constants.R_OK | constants.W_OK);
+  } catch (problem) {
+    const code = (problem as NodeJS.ErrnoException).code;
+    return (problem as NodeJS.ErrnoException).path === dir || !existsSync(file)
+      ? describeFolderProblem(dir, problem)
+      : `the file is not readable and writable by this user (${code})`;
+  }
+  return (err as Error).message;
 }
 
 // Counts and bigint ids come back from pg as strings; every value we store fits in 2^53.

@@ -1,4 +1,6 @@
+import { createServer } from 'node:net';
 import type { FastifyInstance } from 'fastify';
+import { DomainError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 
 export interface ServeOptions {
@@ -9,6 +11,11 @@ export interface ServeOptions {
   shutdownTimeoutMs?: number;
   /** Run after the server stopped, in order (close the database, flush queues...). */
   onShutdown?: Array<() => Promise<void> | void>;
+  /**
+   * The settings `host` and `port` come from (e.g. `{ host: 'TRIPS_HOST', port: 'TRIPS_PORT' }`), named when
+   * the address cannot be listened on.
+   */
+  settings?: { host: string; port: string };
   /** Signals that start a graceful shutdown. */
   signals?: NodeJS.Signals[];
   /**
@@ -75,7 +82,11 @@ export async function serve(app: FastifyInstance, options: ServeOptions): Promis
     void shutdown(signal);
   }
 
-  await app.listen({ host: options.host, port: options.port });
+  try {
+    await app.listen({ host: options.host, port: options.port });
+  } catch (err) {
+    throw listenError(err, options);
+  }
   for (const s of signals) process.once(s, onSignal);
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
@@ -86,4 +97,60 @@ export async function serve(app: FastifyInstance, options: ServeOptions): Promis
 function exitSoon(code: number): void {
   process.exitCode = code;
   setTimeout(() => process.exit(code), 1000).unref();
+}
+
+/**
+ * Checks that `host:port` can be listened on now, by binding it and letting go at once; throws the
+ * {@link ListenError} serve() would. For a process that hands the address to others (a cluster primary
+ * whose workers listen), so that a port in use is one line from it rather than one from every worker.
+ */
+export async function probeListen(options: Pick<ServeOptions, 'host' | 'port' | 'settings'>): Promise<void> {
+  const probe = createServer();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      probe.once('error', reject);
+      probe.listen({ host: options.host, port: options.port, exclusive: true }, () => resolve());
+    });
+  } catch (err) {
+    throw listenError(err, options);
+  } finally {
+    await new Promise<void>((resolve) => (probe.listening ? probe.close(() => resolve()) : resolve()));
+  }
+}
+
+/** The address cannot be listened on: the port is taken, needs privileges, or the host is not this machine's. */
+export class ListenError extends DomainError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('listen_failed', message, options);
+  }
+}
+
+/** A failure to listen as one line naming the setting to change; other errors are returned as they are. */
+function listenError(err: unknown, options: Pick<ServeOptions, 'host' | 'port' | 'settings'>): unknown {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  const portSetting = options.settings ? ` (${options.settings.port})` : '';
+  const hostSetting = options.settings ? ` (${options.settings.host})` : '';
+  const where = `port ${options.port} of ${options.host}`;
+  switch (code) {
+    case 'EADDRINUSE':
+      return new ListenError(
+        `${where} is already in use${portSetting}: stop what uses it, or set ${options.settings?.port ?? 'the port'} to a free port`,
+        { cause: err },
+      );
+    case 'EACCES':
+      return new ListenError(
+        `no permission to listen on ${where}${portSetting}: use a port above 1023, or give the process the right to bind it`,
+        { cause: err },
+      );
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAI_NONAME':
+      return new ListenError(
+        `cannot listen on ${options.host}${hostSetting}: not an address of this machine; use 127.0.0.1, 0.0.0.0 or one of its addresses`,
+        { cause: err },
+      );
+    default:
+      return err;
+  }
 }

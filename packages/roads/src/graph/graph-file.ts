@@ -1,4 +1,15 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { GRAPH_SECTIONS, type GraphArrays, type GraphMeta } from './graph-data.ts';
 import { RoadGraph } from './road-graph.ts';
 
@@ -77,8 +88,41 @@ export function serialiseGraph(graph: RoadGraph): Buffer {
 
 /** Writes a graph to a file in the binary graph format. */
 export function writeGraph(graph: RoadGraph, path: string): void {
-  writeFileSync(path, serialiseGraph(graph));
+  const fail = (why: string): never => {
+    throw new Error(`cannot write ${path}: ${why}`);
+  };
+  const folder = dirname(path);
+  if (!existsSync(folder)) fail(`folder ${folder} does not exist (create it first)`);
+  if (existsSync(path) && statSync(path).isDirectory()) fail('it is a folder, not a file');
+  const bytes = serialiseGraph(graph);
+  // Written beside it under a temporary name, then renamed: a full disk or an interruption leaves the
+  // file as it was (or absent), never half written.
+  const partial = join(folder, `.${basename(path)}.partial-${process.pid}`);
+  try {
+    const fd = openSync(partial, 'w');
+    try {
+      let offset = 0;
+      while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(partial, path);
+  } catch (error) {
+    rmSync(partial, { force: true });
+    const code = (error as NodeJS.ErrnoException).code ?? '';
+    const why = WRITE_PROBLEMS[code];
+    fail(why ? `${why} (${code})` : code || (error as Error).message);
+  }
 }
+
+const WRITE_PROBLEMS: Record<string, string> = {
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  ENOSPC: 'no space left on the device',
+  EROFS: 'read-only file system',
+  ENOTDIR: 'part of the path is a file, not a folder',
+};
 
 /** Reads a graph from bytes produced by `serialiseGraph`; `name` is used in error messages. */
 export function parseGraph(bytes: Uint8Array, name = 'graph'): RoadGraph {

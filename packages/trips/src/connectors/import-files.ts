@@ -71,6 +71,16 @@ export async function readImportFile(
 ): Promise<{ format: FileFormat | null; contents: FileContents }> {
   const format = formatOf(file);
   if (!format) {
+    // A folder or a missing file is that, whatever its name: "unknown format" would send the user astray.
+    const problem = await stat(file).then(
+      (info) => (info.isDirectory() ? describeReadError({ code: 'EISDIR' } as NodeJS.ErrnoException) : null),
+      (err: NodeJS.ErrnoException) => describeReadError(err),
+    );
+    if (problem)
+      return {
+        format,
+        contents: { trips: [], rejected: [{ location: 'file', reason: `cannot read it: ${problem}` }] },
+      };
     return {
       format,
       contents: {

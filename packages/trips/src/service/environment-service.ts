@@ -86,8 +86,18 @@ export async function startEnvironment(options: EnvironmentServiceOptions): Prom
   let apiServer: RunningServer | undefined;
   let ingestServer: RunningServer | undefined;
   try {
-    if (api) apiServer = await serve(api, { host: config.host, port, logger, ...quiet });
-    ingestServer = await serve(ingest, { host: config.ingestHost, port: ingestPort, logger, ...quiet });
+    if (api)
+      apiServer = await serve(api, { host: config.host, port, settings: apiSettings(environment), logger, ...quiet });
+    ingestServer = await serve(ingest, {
+      host: config.ingestHost,
+      port: ingestPort,
+      settings: {
+        host: 'TRIPS_INGEST_HOST',
+        port: environment === 'production' ? 'TRIPS_INGEST_PORT' : 'TRIPS_SANDBOX_INGEST_PORT',
+      },
+      logger,
+      ...quiet,
+    });
   } catch (err) {
     await apiServer?.shutdown();
     await database.close();
@@ -134,6 +144,11 @@ async function reportOtherModels(database: TripsDatabase, current: string, envir
   }
 }
 
+/** The settings the public API of an environment listens by, named when it cannot. */
+function apiSettings(environment: Environment) {
+  return { host: 'TRIPS_HOST', port: environment === 'production' ? 'TRIPS_PORT' : 'TRIPS_SANDBOX_PORT' };
+}
+
 /** The public API app of one environment, as every process serving it builds it. */
 function buildEnvironmentApi(
   environment: Environment,
@@ -174,6 +189,7 @@ export async function runApiWorker(options: {
     const server = await serve(api, {
       host: config.host,
       port: environment === 'production' ? config.port : config.sandboxPort,
+      settings: apiSettings(environment),
       logger,
       shutdownTimeoutMs: config.shutdownTimeoutMs,
       onShutdown: [() => database.close(), () => redis?.disconnect()],

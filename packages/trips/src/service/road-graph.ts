@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '@svc/platform';
-import { buildGraphFromOsm, generateCity, writeGraph } from '@svc/roads';
+import { buildGraphFromOsm, GRAPH_MAGIC, generateCity, writeGraph } from '@svc/roads';
 import type { TripsConfig } from '../config.ts';
 
 /**
@@ -14,8 +14,17 @@ export async function ensureRoadGraph(
   logger?: Logger,
 ): Promise<{ file: string; description: string }> {
   if (config.roadGraph) {
+    const build = '(build one with npx trips roads build)';
     if (!existsSync(config.roadGraph)) {
-      throw new Error(`TRIPS_ROAD_GRAPH ${config.roadGraph} does not exist (build one with npx trips roads build)`);
+      throw new Error(`TRIPS_ROAD_GRAPH ${config.roadGraph} does not exist ${build}`);
+    }
+    // A setting that names no graph is a mistake to fix now, not an engine that fails to start later
+    // while the service runs on without scoring.
+    if (statSync(config.roadGraph).isDirectory()) {
+      throw new Error(`TRIPS_ROAD_GRAPH ${config.roadGraph} is a folder, not a road graph file ${build}`);
+    }
+    if (!startsWithGraphMagic(config.roadGraph)) {
+      throw new Error(`TRIPS_ROAD_GRAPH ${config.roadGraph} is not a road graph file ${build}`);
     }
     return { file: config.roadGraph, description: `road graph ${config.roadGraph}` };
   }
@@ -43,4 +52,15 @@ function writeAtomically(file: string, write: (tmp: string) => void): void {
   const tmp = `${file}.${process.pid}.tmp`;
   write(tmp);
   renameSync(tmp, file);
+}
+
+function startsWithGraphMagic(file: string): boolean {
+  const fd = openSync(file, 'r');
+  try {
+    const head = Buffer.alloc(GRAPH_MAGIC.length);
+    const read = readSync(fd, head, 0, head.length, 0);
+    return read === head.length && head.toString('latin1') === GRAPH_MAGIC;
+  } finally {
+    closeSync(fd);
+  }
 }
