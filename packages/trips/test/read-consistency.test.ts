@@ -6,7 +6,7 @@ import { createFleet as simulatedFleet, simulateFleetTrips } from '@svc/simulato
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { acceptUpload } from '../src/ingest/accept-upload.ts';
+import { acceptUpload, planTrips } from '../src/ingest/accept-upload.ts';
 import { buildIngestApp } from '../src/ingest/build-ingest-app.ts';
 import { ScoringWorker } from '../src/ingest/scoring-worker.ts';
 import { loadScoringEngine, scoreStoredTrip } from '../src/scoring/engine.ts';
@@ -168,6 +168,9 @@ async function simulatedBatches(graph: RoadGraph, count: number): Promise<Teleme
         }
         return m > 2000 && gps.at(-1)!.t - gps[0]!.t > 5 * MINUTE_MS;
       })
+      // One drive each: a simulated delivery round with stops of 5 minutes or more is stored as several trips
+      // (accept-upload.ts), which would not start on the millisecond a slot places it at.
+      .filter((b) => planTrips(b).kind === 'whole')
       .sort((a, b) => a.samples.length - b.samples.length);
     const engine = loadScoringEngine();
     for (const batch of simulated) {
@@ -870,7 +873,7 @@ describe.each(testDialects())('read API consistency on $label', (dialect) => {
           url: `/ingest/v1/trips/${requeued}`,
           headers: { authorization: `Bearer ${key.secret}` },
         });
-        expect(res.json()).toEqual({ ok: true, tripId: requeued, status: 'scored' });
+        expect(res.json()).toEqual({ ok: true, tripId: requeued, status: 'scored', tripIds: [requeued], skipped: [] });
       } finally {
         await ingest.close();
       }

@@ -9,8 +9,19 @@ const DAY_MS = 86_400_000;
 /** The six themes in the order every response lists them. */
 export const THEMES: readonly ThemeId[] = STAT_THEMES;
 
-export const round1 = (v: number) => Math.round(v * 10) / 10;
-export const round2 = (v: number) => Math.round(v * 100) / 100;
+/**
+ * Rounds to `decimals` after snapping to 4 decimals. The same sum comes from several places (the trips
+ * themselves, and day/week rows kept by triggers, which add and take out trips as they are rescored or
+ * deleted), each adding the same 3-decimal distances in another order: floating-point noise of 1e-12 either
+ * side of a half (51.455 as 51.454999... or 51.455000...1) would otherwise round one figure two ways in two
+ * answers. Snapped first, a half is exactly a half and rounds up wherever it was summed.
+ */
+function roundSnapped(v: number, decimals: 1 | 2): number {
+  const scale = decimals === 1 ? 10 : 100;
+  return Math.round(Math.round(v * 10_000) / (10_000 / scale)) / scale;
+}
+export const round1 = (v: number) => roundSnapped(v, 1);
+export const round2 = (v: number) => roundSnapped(v, 2);
 export const iso = (ms: number) => new Date(ms).toISOString();
 
 /** A driver's or database's number (PostgreSQL returns sums as strings), or null. */
