@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { generateCity, type RoadGraph } from '@svc/roads';
-import { scoreTrip, type TelemetryBatch } from '@svc/scoring';
+import { scoreTrip, segmentTrips, type TelemetryBatch } from '@svc/scoring';
 import { createFleet, planTrips, simulateFleetTrips } from '@svc/simulator';
 import { type Insertable, sql } from 'kysely';
 import { encodeBreakdown } from '../src/scoring/breakdown-codec.ts';
@@ -24,7 +24,8 @@ export function benchCity(): RoadGraph {
 
 /**
  * 20-minute, 1 Hz GPS trips: windows of 1,200 consecutive seconds cut from simulated long drives on the
- * bench city (the simulator's own long stints), each a realistic trip on its own.
+ * bench city (the simulator's own long stints), each a realistic trip on its own: a window holding a stop of
+ * 5 minutes or more is two drives, which the ingest endpoint stores as two trips, so it is left out.
  */
 export function twentyMinuteTrips(graph: RoadGraph, count: number): TelemetryBatch[] {
   const fleet = createFleet({ seed: 'bench-ingest', graph, vehicles: 6 });
@@ -36,6 +37,7 @@ export function twentyMinuteTrips(graph: RoadGraph, count: number): TelemetryBat
       const window = samples.slice(start, start + 1200);
       const minutes = (window.at(-1)!.t - window[0]!.t) / 60_000;
       if (minutes < 19 || minutes > 21) continue;
+      if (segmentTrips(window).length !== 1) continue;
       out.push({ ...trip.batch, clientTripId: undefined, samples: window } as TelemetryBatch);
     }
     if (out.length >= count) break;
