@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { byCodeUnit, sortByOrder, sortOrders } from './list-order.ts';
+import { inSnapshot } from './read-snapshot.ts';
 import type { TripsSchema } from './schema.ts';
 import { themeLabels } from './trip-reads.ts';
 import { driverKey, driverWindowSums, iso, summarizeWindow, type WindowSummary } from './vehicle-window.ts';
@@ -45,6 +46,14 @@ const SORT_KEYS: Record<string, (d: DriverSummary) => number | string | null> = 
  * vehicle list is.
  */
 export async function listDriverSummaries(
+  db: Kysely<TripsSchema>,
+  fleets: readonly string[],
+  options: DriverListOptions,
+): Promise<{ drivers: DriverSummary[]; total: number; window: { days: number; from: string; to: string } }> {
+  return inSnapshot(db, (snapshot) => listDriverSummariesIn(snapshot, fleets, options));
+}
+
+async function listDriverSummariesIn(
   db: Kysely<TripsSchema>,
   fleets: readonly string[],
   options: DriverListOptions,

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { inSnapshot } from './read-snapshot.ts';
 import type { TripsSchema } from './schema.ts';
 import { themeLabels } from './trip-reads.ts';
 import type { VehicleProfile } from './vehicle-profile.ts';
@@ -59,6 +60,15 @@ export async function fleetsWithDriver(
  * time); null when the fleet has no such driver. The caller has checked that the fleet is in scope.
  */
 export async function driverProfile(
+  db: Kysely<TripsSchema>,
+  fleetId: string,
+  driverId: string,
+  options: { nowMs: number; windowDays: number },
+): Promise<DriverProfile | null> {
+  return inSnapshot(db, (snapshot) => driverProfileIn(snapshot, fleetId, driverId, options));
+}
+
+async function driverProfileIn(
   db: Kysely<TripsSchema>,
   fleetId: string,
   driverId: string,

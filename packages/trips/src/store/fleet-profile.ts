@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { TIERS } from '../scoring/tiers.ts';
 import { byCodeUnit, sortByOrder, sortOrders } from './list-order.ts';
+import { inSnapshot } from './read-snapshot.ts';
 import type { TripsSchema } from './schema.ts';
 import { themeLabels } from './trip-reads.ts';
 import {
@@ -66,6 +67,14 @@ export async function fleetSummaries(
   fleets: readonly string[],
   options: Options,
 ): Promise<FleetSummary[]> {
+  return inSnapshot(db, (snapshot) => fleetSummariesIn(snapshot, fleets, options));
+}
+
+async function fleetSummariesIn(
+  db: Kysely<TripsSchema>,
+  fleets: readonly string[],
+  options: Options,
+): Promise<FleetSummary[]> {
   if (fleets.length === 0) return [];
   const to = options.nowMs;
   const from = to - options.windowDays * DAY_MS;
@@ -107,6 +116,15 @@ export async function fleetSummaries(
  * The vehicles are summed as the vehicle list sums them, so the two always agree.
  */
 export async function fleetProfile(
+  db: Kysely<TripsSchema>,
+  fleets: readonly string[],
+  fleetId: string,
+  options: Options,
+): Promise<FleetProfile | null> {
+  return inSnapshot(db, (snapshot) => fleetProfileIn(snapshot, fleets, fleetId, options));
+}
+
+async function fleetProfileIn(
   db: Kysely<TripsSchema>,
   fleets: readonly string[],
   fleetId: string,

@@ -1,6 +1,7 @@
 import type { MachineType } from '@svc/scoring';
 import type { Kysely } from 'kysely';
 import { byCodeUnit, sortByOrder, sortOrders } from './list-order.ts';
+import { inSnapshot } from './read-snapshot.ts';
 import type { TripsSchema } from './schema.ts';
 import { themeLabels } from './trip-reads.ts';
 import { iso, summarizeWindow, type WindowSummary, windowSums } from './vehicle-window.ts';
@@ -58,6 +59,14 @@ const SORT_KEYS: Record<string, (v: VehicleSummary) => number | string | null> =
  * not every trip, and the page is cut in memory. See the README for what that costs on a large store.
  */
 export async function listVehicleSummaries(
+  db: Kysely<TripsSchema>,
+  fleets: readonly string[],
+  options: VehicleListOptions,
+): Promise<VehicleList> {
+  return inSnapshot(db, (snapshot) => listVehicleSummariesIn(snapshot, fleets, options));
+}
+
+async function listVehicleSummariesIn(
   db: Kysely<TripsSchema>,
   fleets: readonly string[],
   options: VehicleListOptions,

@@ -1,5 +1,6 @@
 import type { ThemeId } from '@svc/scoring';
 import { type Kysely, sql } from 'kysely';
+import { inSnapshot } from './read-snapshot.ts';
 import type { TripsSchema } from './schema.ts';
 import { themeLabels } from './trip-reads.ts';
 import { iso, num, rosterEntry, round2, summarizeWindow, type Trend, trendOf, windowSums } from './vehicle-window.ts';
@@ -41,6 +42,15 @@ export interface VehicleProfile {
  * the roster of drivers who drove it in the window.
  */
 export async function vehicleProfile(
+  db: Kysely<TripsSchema>,
+  fleets: readonly string[],
+  plate: string,
+  options: { nowMs: number; windowDays: number },
+): Promise<VehicleProfile | null> {
+  return inSnapshot(db, (snapshot) => vehicleProfileIn(snapshot, fleets, plate, options));
+}
+
+async function vehicleProfileIn(
   db: Kysely<TripsSchema>,
   fleets: readonly string[],
   plate: string,
