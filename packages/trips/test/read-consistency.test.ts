@@ -19,6 +19,7 @@ import { createIngestKey } from '../src/store/ingest-keys.ts';
 import { deleteLocationData, driverDataCounts, eraseDriver } from '../src/store/location-data.ts';
 import { TRIPS_MIGRATION_TABLE, tripsMigrations } from '../src/store/migrations.ts';
 import { claimEnvironment, type TripsDatabase } from '../src/store/open-trips-database.ts';
+import type { TripItem } from '../src/store/trip-item.ts';
 import { createVehicle } from '../src/store/vehicles.ts';
 import { inProcessScorer } from './fixtures/in-process-scorer.ts';
 import { prng } from './fixtures/prng.ts';
@@ -45,19 +46,8 @@ const WINDOWS = [7, 30, 90, 365] as const;
 const THEMES = ['speeding', 'braking', 'acceleration', 'cornering', 'distraction', 'exposure'] as const;
 type Theme = (typeof THEMES)[number];
 
-interface Item {
-  tripId: string;
-  overallScore: number;
-  tier: string;
-  mapMatched: boolean;
-  distanceKm: number;
-  durationMin: number;
-  startDate: string;
-  vehicle: string;
-  endDate: string;
-  fleetId: string;
-  driverId: string | null;
-}
+/** A list item as the API answers it. */
+type Item = TripItem;
 
 interface Pagination {
   page: number;
