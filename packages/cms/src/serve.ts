@@ -9,13 +9,14 @@
 import cluster, { type Worker } from 'node:cluster';
 import { createServer } from 'node:net';
 import { availableParallelism } from 'node:os';
-import { createLogger, type Logger, probeListen, serve } from '@svc/platform';
+import { createLogger, ensureWritableFolder, type Logger, probeListen, serve } from '@svc/platform';
 import { buildApp } from './app.ts';
 import { type FirstRunCredentials, installIfNeeded } from './bootstrap.ts';
 import { type CmsConfig, loadCmsConfig, resolveSecret } from './config.ts';
 import { startSearchIndexer } from './content/search-indexer.ts';
 import { openCmsDatabase } from './db/connection.ts';
 import { leaveCheckpointsToPrimary, startCheckpoints } from './db/wal-checkpoints.ts';
+import { siteEnvironment } from './site/site-runtime.ts';
 
 /** The IPC message a worker shuts down on (a signal could arrive twice: from the terminal and the primary). */
 const SHUTDOWN_MESSAGE = 'cms:shutdown';
@@ -25,6 +26,9 @@ export async function startCms(): Promise<void> {
   const config = loadCmsConfig();
   const logger = createLogger({ level: config.logLevel, name: 'cms' });
   if (cluster.isWorker) return startWorker(config, logger);
+  // Uploads are written long after the start; a folder that cannot take them is said now, in one line, not on
+  // the first upload as a failed request.
+  ensureWritableFolder(siteEnvironment(config).uploadsDir, 'CMS_UPLOADS_DIR');
   const workers = config.workers === 0 ? availableParallelism() : config.workers;
   if (workers <= 1) return startSingle(config, logger);
   return startPrimary(config, logger, workers);

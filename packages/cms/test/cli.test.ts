@@ -89,6 +89,21 @@ describe('cms CLI', () => {
     }
   });
 
+  it('says at start when CMS_UPLOADS_DIR cannot hold uploads, instead of failing the first upload', async () => {
+    const file = path.join(otherDataDir, 'uploads-is-a-file');
+    writeFileSync(file, 'not a folder');
+    for (const workers of ['1', '2']) {
+      const res = await cmsAsync(
+        { DATA_DIR: otherDataDir, CMS_UPLOADS_DIR: file, CMS_PORT: '0', CMS_WORKERS: workers },
+        'serve',
+      );
+      expect(res.code, workers).toBe(1);
+      expect(res.stderr, workers).toBe(
+        `cms: CMS_UPLOADS_DIR ${file} is a file, not a folder: point CMS_UPLOADS_DIR at a folder\n`,
+      );
+    }
+  });
+
   it('refuses an empty --password instead of creating a user without one', () => {
     const env = { DATA_DIR: otherDataDir };
     const res = cmsWith(env, 'users', 'create', 'nopass', '--email', 'nopass@example.test', '--password', '');
