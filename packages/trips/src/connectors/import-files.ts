@@ -284,7 +284,7 @@ async function importByContent(
   const stored =
     (await storedUnder(db, options.fleetId, keys)) ??
     (await importedByOldRule(db, options.fleetId, canonicalPlate(vehicle), firstMs, key));
-  if (stored) return repeatOf(stored, driverId);
+  if (stored) return repeatOf(db, stored, driverId);
   try {
     return outcomeOf(await acceptUpload(db, sender, key, batch, nowMs));
   } catch (err) {
@@ -292,7 +292,7 @@ async function importByContent(
     // whole trips, and that export's speeds or field order differ; by this rule it is the same drive.
     if (err instanceof IdempotencyConflictError) {
       const winner = await storedUnder(db, options.fleetId, keys);
-      if (winner) return repeatOf(winner, driverId);
+      if (winner) return repeatOf(db, winner, driverId);
     }
     throw err;
   }
@@ -348,8 +348,21 @@ async function importedByOldRule(
   return undefined;
 }
 
-function repeatOf(stored: StoredTrip, driverId: string | undefined): TripOutcome {
-  if (driverId === undefined || driverId === stored.driver_id) return { kind: 'duplicate', tripIds: [stored.trip_id] };
+/**
+ * A drive found stored: a duplicate (with the short movements recorded beside it when it was stored, so that a
+ * file imported again reports what the first import did), or a rejection when the import names another driver.
+ */
+async function repeatOf(db: TripsDb, stored: StoredTrip, driverId: string | undefined): Promise<TripOutcome> {
+  if (driverId === undefined || driverId === stored.driver_id) {
+    // Only a trip stored with short movements beside it has a split_uploads row (one primary-key lookup).
+    const split = await db
+      .selectFrom('split_uploads')
+      .select('skipped')
+      .where('trip_id', '=', stored.trip_id)
+      .executeTakeFirst();
+    const skipped = split ? (JSON.parse(split.skipped) as SkippedMovement[]) : [];
+    return { kind: 'duplicate', tripIds: [stored.trip_id], ...(skipped.length > 0 ? { skipped } : {}) };
+  }
   return {
     kind: 'rejected',
     reason:
