@@ -9,7 +9,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { createServer } from 'node:net';
 import { availableParallelism } from 'node:os';
-import { createLogger, ensureWritableFolder, type Logger, probeListen, serve } from '@svc/platform';
+import { configSource, createLogger, ensureWritableFolder, type Logger, probeListen, serve } from '@svc/platform';
 import { buildApp } from './app.ts';
 import { type FirstRunCredentials, installIfNeeded } from './bootstrap.ts';
 import { type CmsConfig, loadCmsConfig, resolveSecret } from './config.ts';
@@ -49,7 +49,7 @@ async function listen(config: CmsConfig, logger: Logger, onExit?: (code: number)
   const running = await serve(cms.app, {
     host: config.host,
     port: config.port,
-    settings: { host: 'CMS_HOST', port: 'CMS_PORT' },
+    settings: { host: configSource(config, 'host', 'CMS_HOST'), port: 'CMS_PORT' },
     logger,
     shutdownTimeoutMs: config.shutdownTimeoutMs,
     onShutdown: [async () => indexer?.stop(), () => database.close()],
@@ -92,7 +92,11 @@ async function startWorker(config: CmsConfig, logger: Logger): Promise<void> {
 async function startPrimary(config: CmsConfig, logger: Logger, count: number): Promise<void> {
   // Every worker must listen on the same port, so a port chosen by the OS is chosen here, once.
   // A port in use or a host not of this machine: one line from here, not one from each worker.
-  await probeListen({ host: config.host, port: config.port, settings: { host: 'CMS_HOST', port: 'CMS_PORT' } });
+  await probeListen({
+    host: config.host,
+    port: config.port,
+    settings: { host: configSource(config, 'host', 'CMS_HOST'), port: 'CMS_PORT' },
+  });
   const port = config.port === 0 ? await freePort(config.host) : config.port;
   const url = `http://${urlHost(config.host)}:${port}`;
   const siteUrl = (config.siteUrl ?? url).replace(/\/+$/, '');

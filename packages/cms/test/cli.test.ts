@@ -87,6 +87,14 @@ describe('cms CLI', () => {
         'cms: cannot listen on 256.0.0.1 (CMS_HOST): not an address of this machine; use 127.0.0.1, 0.0.0.0 or one of its addresses\n',
       );
     }
+    // Set through the shared HOST, the message names HOST: the variable the user can find in their set-up.
+    const sharedHost = await cmsAsync(
+      { DATA_DIR: otherDataDir, HOST: '256.0.0.1', CMS_HOST: '', CMS_PORT: '0', CMS_WORKERS: '1' },
+      'serve',
+    );
+    expect(sharedHost.stderr).toBe(
+      'cms: cannot listen on 256.0.0.1 (HOST): not an address of this machine; use 127.0.0.1, 0.0.0.0 or one of its addresses\n',
+    );
   });
 
   it('says at start when CMS_UPLOADS_DIR cannot hold uploads, instead of failing the first upload', async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { baseConfigSpec, booleanSchema, env, loadConfig } from './config.ts';
+import { baseConfigSpec, booleanSchema, configSource, env, loadConfig } from './config.ts';
 import { ConfigError } from './errors.ts';
 
 const spec = baseConfigSpec({ prefix: 'TRIPS_', defaultPort: 3000 });
@@ -21,6 +21,16 @@ describe('loadConfig', () => {
     const config = loadConfig(spec, { env: { TRIPS_LOG_LEVEL: 'debug', LOG_LEVEL: 'warn', DATA_DIR: '/tmp/x' } });
     expect(config.logLevel).toBe('debug');
     expect(config.dataDir).toBe('/tmp/x');
+  });
+
+  it('tells which variable each value came from, for messages that name it', () => {
+    const shared = loadConfig(spec, { env: { HOST: '0.0.0.0' } });
+    expect(configSource(shared, 'host', '?')).toBe('HOST');
+    const own = loadConfig(spec, { env: { HOST: '0.0.0.0', TRIPS_HOST: '::' } });
+    expect(configSource(own, 'host', '?')).toBe('TRIPS_HOST');
+    // A default is named by the entry's most specific variable; a plain object by the fallback.
+    expect(configSource(loadConfig(spec, { env: {} }), 'host', '?')).toBe('TRIPS_HOST');
+    expect(configSource({ host: 'x' }, 'host', 'FALLBACK')).toBe('FALLBACK');
   });
 
   it('rejects a bad port with one line naming the variable and the value', () => {

@@ -45,6 +45,7 @@ export function loadConfig<S extends ConfigSpec>(spec: S, options: LoadConfigOpt
   const filePath = options.file ?? nonEmpty(vars.CONFIG_FILE);
   const fromFile = filePath ? readConfigFile(filePath) : {};
   const out: Record<string, unknown> = {};
+  const sources: Record<string, string> = {};
   for (const [key, entry] of Object.entries(spec)) {
     let name = entry.env[0] ?? key;
     let raw: unknown;
@@ -69,8 +70,22 @@ export function loadConfig<S extends ConfigSpec>(spec: S, options: LoadConfigOpt
       throw new ConfigError(`Invalid configuration: ${name} ${lowerFirst(problem)}${shown}`);
     }
     out[key] = result.data;
+    sources[key] = name;
   }
+  configSources.set(out, sources);
   return out as ConfigOf<S>;
+}
+
+/** Per loaded configuration, the variable each entry was read from (kept apart: a config stays plain data). */
+const configSources = new WeakMap<object, Record<string, string>>();
+
+/**
+ * The variable a loaded configuration's entry came from (e.g. `HOST` when it was set and `TRIPS_HOST` was not),
+ * or, for a default, the entry's most specific name; `fallback` for an object `loadConfig` did not make.
+ * Messages about a value name the variable the user actually set.
+ */
+export function configSource(config: object, key: string, fallback: string): string {
+  return configSources.get(config)?.[key] ?? fallback;
 }
 
 function readConfigFile(file: string): Record<string, unknown> {

@@ -116,12 +116,13 @@ program
         );
       }
       const { startApiCluster } = await lazy.apiCluster();
+      const { apiSettings } = await lazy.service();
       try {
         // A port in use or a host not of this machine: one line from here, not one from each API worker.
         await probeListen({
           host: cfg.host,
           port: environment === 'production' ? cfg.port : cfg.sandboxPort,
-          settings: { host: 'TRIPS_HOST', port: environment === 'production' ? 'TRIPS_PORT' : 'TRIPS_SANDBOX_PORT' },
+          settings: apiSettings(cfg, environment),
         });
         apiCluster = await startApiCluster({
           environment,

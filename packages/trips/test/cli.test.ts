@@ -404,6 +404,27 @@ describe('admin CLI (npx trips)', () => {
     }
   }, 90_000);
 
+  it('names HOST, not TRIPS_HOST, when the shared HOST is the address that cannot be listened on', async () => {
+    for (const workers of ['1', '2']) {
+      const failure = await run(process.execPath, [BIN, 'serve', '--env', 'sandbox'], {
+        env: {
+          ...env,
+          HOST: '256.0.0.1',
+          TRIPS_HOST: '',
+          TRIPS_SANDBOX_PORT: '0',
+          TRIPS_SANDBOX_INGEST_PORT: '0',
+          TRIPS_API_WORKERS: workers,
+          TRIPS_SANDBOX_SEED_TRIPS: '0',
+        },
+        timeout: 60_000,
+      }).catch((e) => e);
+      expect(failure.code, workers).toBe(1);
+      expect(failure.stderr, workers).toBe(
+        'trips: cannot listen on 256.0.0.1 (HOST): not an address of this machine; use 127.0.0.1, 0.0.0.0 or one of its addresses\n',
+      );
+    }
+  }, 120_000);
+
   it('names a folder given where a file is expected, and what to do, in one line', async () => {
     await trips('fleets', 'create', '--name', 'Folder fleet', '--id', 'fleet_fold', '--env', 'sandbox');
     await trips('vehicles', 'create', '--fleet', 'fleet_fold', '--plate', 'FO-1', '--env', 'sandbox');

@@ -1,4 +1,4 @@
-import { type Logger, type Redis, type RunningServer, serve } from '@svc/platform';
+import { configSource, type Logger, type Redis, type RunningServer, serve } from '@svc/platform';
 import { buildApiApp } from '../api/build-api-app.ts';
 import type { TripsConfig } from '../config.ts';
 import type { Environment } from '../environment.ts';
@@ -87,7 +87,13 @@ export async function startEnvironment(options: EnvironmentServiceOptions): Prom
   let ingestServer: RunningServer | undefined;
   try {
     if (api)
-      apiServer = await serve(api, { host: config.host, port, settings: apiSettings(environment), logger, ...quiet });
+      apiServer = await serve(api, {
+        host: config.host,
+        port,
+        settings: apiSettings(config, environment),
+        logger,
+        ...quiet,
+      });
     ingestServer = await serve(ingest, {
       host: config.ingestHost,
       port: ingestPort,
@@ -145,8 +151,11 @@ async function reportOtherModels(database: TripsDatabase, current: string, envir
 }
 
 /** The settings the public API of an environment listens by, named when it cannot. */
-function apiSettings(environment: Environment) {
-  return { host: 'TRIPS_HOST', port: environment === 'production' ? 'TRIPS_PORT' : 'TRIPS_SANDBOX_PORT' };
+export function apiSettings(config: TripsConfig, environment: Environment) {
+  return {
+    host: configSource(config, 'host', 'TRIPS_HOST'),
+    port: environment === 'production' ? 'TRIPS_PORT' : 'TRIPS_SANDBOX_PORT',
+  };
 }
 
 /** The public API app of one environment, as every process serving it builds it. */
@@ -189,7 +198,7 @@ export async function runApiWorker(options: {
     const server = await serve(api, {
       host: config.host,
       port: environment === 'production' ? config.port : config.sandboxPort,
-      settings: apiSettings(environment),
+      settings: apiSettings(config, environment),
       logger,
       shutdownTimeoutMs: config.shutdownTimeoutMs,
       onShutdown: [() => database.close(), () => redis?.disconnect()],
