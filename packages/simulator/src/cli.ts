@@ -38,6 +38,63 @@ const lonLat = (value: string): LonLat => {
   }
   return [parts[0]!, parts[1]!];
 };
+// Sample times the telemetry contract takes (validateTelemetry of @svc/scoring; simulate-trip.ts checks the same).
+const FIRST_MS = Date.UTC(2000, 0, 1);
+const END_MS = Date.UTC(2099, 11, 31);
+const DAY_MS = 86_400_000;
+
+const isCalendarDay = (year: number, month: number, day: number): boolean => {
+  const d = new Date(Date.UTC(year, month - 1, day));
+  return d.getUTCFullYear() === year && d.getUTCMonth() === month - 1 && d.getUTCDate() === day;
+};
+
+// Date.parse alone takes "March 3, 2025", rolls 2025-02-30 over into March and reads hour 24 as the next day:
+// the option asks for what it says, a real ISO 8601 time with its zone.
+const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):?(\d{2}))$/i;
+
+const isoTime = (value: string): number => {
+  const m = ISO_TIME.exec(value);
+  const [year, month, day, hour, minute, second, zoneHour, zoneMinute] = (m ?? []).slice(1).map((x) => Number(x ?? 0));
+  const ms = Date.parse(value);
+  if (
+    !m ||
+    !Number.isFinite(ms) ||
+    !isCalendarDay(year!, month!, day!) ||
+    hour! > 23 ||
+    minute! > 59 ||
+    second! > 59 ||
+    zoneHour! > 23 ||
+    zoneMinute! > 59
+  ) {
+    throw new InvalidArgumentError('--start must be an ISO 8601 time with its zone, e.g. 2025-03-03T08:00:00Z');
+  }
+  if (ms < FIRST_MS || ms >= END_MS) {
+    throw new InvalidArgumentError('--start must be from 2000-01-01 to 2099-12-30 UTC: telemetry takes no other years');
+  }
+  return ms;
+};
+
+const isoDay = (value: string): string => {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  if (!m || !isCalendarDay(Number(m[1]), Number(m[2]), Number(m[3]))) {
+    throw new InvalidArgumentError('--start-date must be a day of the calendar as YYYY-MM-DD, e.g. 2025-03-03');
+  }
+  return value;
+};
+
+/**
+ * A schedule's trips start on its days at local times up to 04:30 the next morning, in zones up to 14 h from UTC:
+ * all of them lie within the telemetry's years when its first day is from 2000-01-02 and its last before 2099-12-30.
+ */
+function checkScheduleYears(startDate: string, days: number): void {
+  const firstMs = Date.parse(`${startDate}T00:00:00Z`);
+  if (firstMs < FIRST_MS + DAY_MS || firstMs + (days + 1) * DAY_MS > END_MS) {
+    throw new UserError(
+      `--start-date ${startDate} with --days ${days}: the schedule must lie from 2000-01-02 to 2099-12-29, the years telemetry takes`,
+    );
+  }
+}
+
 const seedValue = (value: string): number | string => (/^-?\d+$/.test(value) ? Number(value) : value);
 
 function openGraph(options: { graph?: string; citySeed: number }): RoadGraph {
@@ -136,13 +193,14 @@ sensorOptions(
     .option('--vehicles <n>', 'vehicles (mixed machine types)', integer('--vehicles', 1, 100_000), 10)
     .option('--drivers-per-vehicle <n>', 'drivers sharing each vehicle', integer('--drivers-per-vehicle', 1, 10), 1)
     .option('--days <n>', 'days of schedule', integer('--days', 1, 366), 7)
-    .option('--start-date <date>', 'first day, YYYY-MM-DD', '2025-03-03')
+    .option('--start-date <date>', 'first day, YYYY-MM-DD', isoDay, '2025-03-03')
     .option('--time-zone <zone>', 'IANA time zone of the fleet', 'Europe/Paris')
     .option('--trips <n>', 'stop after this many trips', integer('--trips', 1, 10_000_000))
     .option('-o, --out <file>', 'telemetry NDJSON file (default stdout)')
     .option('--truth <file>', 'write the ground truth of each trip as NDJSON here')
     .option('--fleet-out <file>', 'write the fleet (vehicles, drivers, profiles) as JSON here'),
 ).action(async (o: SensorFlags & Record<string, unknown>) => {
+  checkScheduleYears(o.startDate as string, o.days as number);
   const graph = openGraph(o);
   const fleet = createFleet({
     seed: o.seed as number | string,
@@ -199,14 +257,13 @@ sensorOptions(
         0.3,
       )
       .option('--machine <type>', 'car, van, truck, motorcycle or bus', 'car')
-      .option('--start <iso>', 'start time (ISO 8601)', '2025-03-03T08:00:00Z')
+      .option('--start <iso>', 'start time (ISO 8601 with its zone)', isoTime, Date.parse('2025-03-03T08:00:00Z'))
       .option('--time-zone <zone>', 'IANA time zone', 'UTC')
       .option('-o, --out <file>', 'telemetry NDJSON file (default stdout)')
       .option('--truth <file>', 'write the ground truth as JSON here'),
   ),
 ).action(async (o: SensorFlags & Record<string, unknown>) => {
-  const startMs = Date.parse(o.start as string);
-  if (!Number.isFinite(startMs)) throw new UserError(`--start must be an ISO 8601 time (got "${o.start as string}")`);
+  const startMs = o.start as number;
   const levels: Partial<BehaviourLevels> = {};
   for (const b of BEHAVIOURS) if (o[b] !== undefined) levels[b] = o[b] as number;
   const graph = openGraph(o);

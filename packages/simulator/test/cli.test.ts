@@ -32,6 +32,17 @@ describe('simulator CLI', () => {
     expect(existsSync(out) && existsSync(truth)).toBe(true);
   });
 
+  it('starts the trip at the --start time, read with its zone offset', async () => {
+    const result = await simulator(...TRIP, '--start', '2025-06-02T09:30:00+02:00');
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    const times = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { t?: number })
+      .flatMap((x) => (typeof x.t === 'number' ? [x.t] : []));
+    expect(Math.min(...times)).toBe(Date.UTC(2025, 5, 2, 7, 30));
+  });
+
   it('answers usage mistakes in one line prefixed by the command', async () => {
     for (const [args, expected] of [
       [['fleets'], "simulator: unknown command 'fleets'\n(Did you mean fleet?)\n"],
@@ -39,6 +50,27 @@ describe('simulator CLI', () => {
       [
         ['fleet', '--trips', 'abc'],
         "simulator: option '--trips <n>' argument 'abc' is invalid. --trips must be an integer from 1 to 10000000\n",
+      ],
+      [
+        [...TRIP, '--start', 'March 3, 2025'],
+        "simulator: option '--start <iso>' argument 'March 3, 2025' is invalid. --start must be an ISO 8601 time with its zone, e.g. 2025-03-03T08:00:00Z\n",
+      ],
+      [
+        // Date.parse would roll it over into March.
+        [...TRIP, '--start', '2025-02-30T08:00:00Z'],
+        "simulator: option '--start <iso>' argument '2025-02-30T08:00:00Z' is invalid. --start must be an ISO 8601 time with its zone, e.g. 2025-03-03T08:00:00Z\n",
+      ],
+      [
+        [...TRIP, '--start', '1999-12-31T23:00:00Z'],
+        "simulator: option '--start <iso>' argument '1999-12-31T23:00:00Z' is invalid. --start must be from 2000-01-01 to 2099-12-30 UTC: telemetry takes no other years\n",
+      ],
+      [
+        ['fleet', '--start-date', '2025-02-30'],
+        "simulator: option '--start-date <date>' argument '2025-02-30' is invalid. --start-date must be a day of the calendar as YYYY-MM-DD, e.g. 2025-03-03\n",
+      ],
+      [
+        ['fleet', '--start-date', '1969-12-31'],
+        'simulator: --start-date 1969-12-31 with --days 7: the schedule must lie from 2000-01-02 to 2099-12-29, the years telemetry takes\n',
       ],
     ] as const) {
       const result = await simulator(...args);
