@@ -1,4 +1,4 @@
-import { type LocalProjection, localProjection } from '../geo.ts';
+import { eastM, type LocalProjection, localProjection, lonDeltaDeg, meanLonDeg } from '../geo.ts';
 import type { GpsSample, Sample } from '../telemetry.ts';
 import { DEFAULT_GPS_ACCURACY_M, MAX_ACCURACY_M, MAX_PLAUSIBLE_SPEED_MPS, STALE_RUN_ENTRY_MPS } from '../thresholds.ts';
 
@@ -82,19 +82,15 @@ export function cleanGps(samples: readonly Sample[]): CleanGps {
   }
   const n = kept.length;
   let latSum = 0;
-  let lonSum = 0;
-  for (const f of kept) {
-    latSum += f.lat;
-    lonSum += f.lon;
-  }
-  const projection = localProjection(n > 0 ? lonSum / n : 0, n > 0 ? latSum / n : 0);
+  for (const f of kept) latSum += f.lat;
+  const projection = localProjection(meanLonDeg(kept.map((f) => f.lon)), n > 0 ? latSum / n : 0);
   const x = new Float64Array(n);
   const y = new Float64Array(n);
   const t = new Float64Array(n);
   const acc = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     const f = kept[i]!;
-    x[i] = (f.lon - projection.lon0) * projection.kx;
+    x[i] = eastM(projection, f.lon);
     y[i] = (f.lat - projection.lat0) * projection.ky;
     t[i] = f.t;
     acc[i] = f.accuracyM ?? DEFAULT_GPS_ACCURACY_M;
@@ -184,18 +180,21 @@ function pickDuplicate(group: readonly GpsSample[], before: GpsSample | undefine
   if (after.length > 0) {
     const next = {
       t: after[0]!.t,
-      lon: after.reduce((sum, f) => sum + f.lon, 0) / after.length,
+      lon: meanLonDeg(after.map((f) => f.lon)),
       lat: after.reduce((sum, f) => sum + f.lat, 0) / after.length,
     };
     const w = before !== undefined ? (t - before.t) / (next.t - before.t) : 1;
     reference =
       before !== undefined
-        ? { lon: before.lon + w * (next.lon - before.lon), lat: before.lat + w * (next.lat - before.lat) }
+        ? {
+            lon: before.lon + w * lonDeltaDeg(next.lon, before.lon),
+            lat: before.lat + w * (next.lat - before.lat),
+          }
         : next;
   } else if (before !== undefined) reference = before;
   const kx = Math.cos((candidates[0]!.lat * Math.PI) / 180);
   const offset = (f: GpsSample) =>
-    reference === undefined ? 0 : Math.hypot((f.lon - reference.lon) * kx, f.lat - reference.lat);
+    reference === undefined ? 0 : Math.hypot(lonDeltaDeg(f.lon, reference.lon) * kx, f.lat - reference.lat);
   let pick = candidates[0]!;
   for (const f of candidates.slice(1)) {
     const order =

@@ -1,5 +1,5 @@
 import { type MatchOptions, type MatchResult, matchTrace, type NodeControl, type RoadGraph } from '@svc/roads';
-import { angleDiffDeg, bearingDeg } from '../geo.ts';
+import { angleDiffDeg, bearingDeg, eastM } from '../geo.ts';
 import type { LonLat } from '../result.ts';
 import type { Track } from '../track/track.ts';
 
@@ -189,7 +189,7 @@ export function buildRoadContext(graph: RoadGraph, track: Track, matchOptions: M
       const [lon, lat] = graph.nodeLonLat(node);
       const from = gridOf[prev.fromPoint] ?? 0;
       const to = gridOf[Math.min(seg.toPoint, gridOf.length - 1)] ?? n - 1;
-      const nx = (lon - track.projection.lon0) * track.projection.kx;
+      const nx = eastM(track.projection, lon);
       const ny = (lat - track.projection.lat0) * track.projection.ky;
       let best = from;
       let bestD = Number.POSITIVE_INFINITY;

@@ -1,4 +1,4 @@
-import type { LocalProjection } from '../geo.ts';
+import { eastM, type LocalProjection } from '../geo.ts';
 import type { LonLat } from '../result.ts';
 
 /** Douglas-Peucker simplification in local metres: drops points within `toleranceM` of the line. */
@@ -8,7 +8,7 @@ export function simplifyLine(points: LonLat[], projection: LocalProjection, tole
   const x = new Float64Array(n);
   const y = new Float64Array(n);
   for (let i = 0; i < n; i++) {
-    x[i] = (points[i]![0] - projection.lon0) * projection.kx;
+    x[i] = eastM(projection, points[i]![0]);
     y[i] = (points[i]![1] - projection.lat0) * projection.ky;
   }
   const keep = new Uint8Array(n);
