@@ -35,7 +35,7 @@ describe('trips across the 180° meridian', () => {
 
     const crossing = scoreTrip(across);
     const west = scoreTrip(movedTo(179));
-    expect(crossing.dataQuality.positionJumps).toBe(0);
+    expect(crossing.dataQuality?.positionJumps).toBe(0);
     expect(crossing.distanceKm).toBeCloseTo(west.distanceKm, 2);
     expect(crossing.distanceKm).toBeGreaterThan(1);
     expect(crossing.overallScore).toBeCloseTo(west.overallScore!, 0);
