@@ -208,6 +208,19 @@ describe.each(testDialects())('two nodes on one database ($label)', (dialect) =>
   });
 
   it.skipIf(dialect.skip)(
+    'answers a tagline changed on the other node in the public pages at the next request',
+    async () => {
+      const page = async () => (await b.app.inject({ method: 'GET', url: '/' })).body;
+      await call(a, admin, { method: 'POST', url: '/cms/v2/settings', payload: { description: 'First tagline' } });
+      expect(await page()).toContain('First tagline');
+      await call(a, admin, { method: 'POST', url: '/cms/v2/settings', payload: { description: 'Second tagline' } });
+      const after = await page();
+      expect(after).toContain('Second tagline');
+      expect(after).not.toContain('First tagline');
+    },
+  );
+
+  it.skipIf(dialect.skip)(
     'refuses at once, on the node that made the change, a user it demoted or deleted',
     async () => {
       const boss = await fresh('administrator');
