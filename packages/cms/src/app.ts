@@ -8,7 +8,6 @@ import {
   type Database,
   type Logger,
   registerOpsRoutes,
-  sqliteHandleOf,
   WideIntegerComparisonsPlugin,
 } from '@svc/platform';
 import type { FastifyInstance } from 'fastify';
@@ -18,8 +17,8 @@ import { Capabilities } from './auth/capabilities.ts';
 import type { CmsConfig } from './config.ts';
 import { modules } from './controllers/index.ts';
 import { ApplicationPasswordsRepository } from './db/application-passwords-repository.ts';
+import { CacheGenerations } from './db/cache-generations.ts';
 import { ValueTooLongError } from './db/column-widths.ts';
-import { ForeignWriteWatcher } from './db/foreign-writes.ts';
 import { OptionsRepository } from './db/options-repository.ts';
 import type { CmsDatabase } from './db/schema.ts';
 import { TermsRepository } from './db/terms-repository.ts';
@@ -38,10 +37,12 @@ export interface BuildAppDeps {
   secret: string;
   /** Time source; defaults to the system clock. */
   now?: () => Date;
-  /** How long verified credentials are remembered (ms); tests use 0. */
-  authCacheTtlMs?: number;
-  /** How long options are cached (ms). */
-  optionsTtlMs?: number;
+  /**
+   * Whether verified credentials are remembered and options cached (default true; both follow every
+   * writer's changes from the next request on). Tests that write to the database behind the app turn them off.
+   */
+  authCache?: boolean;
+  optionsCache?: boolean;
 }
 
 /** The running pieces, for tests, the CLI and the seed step. */
@@ -52,6 +53,9 @@ export interface CmsApp {
   appPasswords: ApplicationPasswordsRepository;
 }
 
+/** The ops routes of registerOpsRoutes, which read no cached option or credential. */
+const OPS_ROUTE = /^\/(?:healthz|readyz|metrics)(?:[/?]|$)/;
+
 /** Builds the CMS: every module registered, the REST API mounted at /cms-json, ops routes at /healthz etc. */
 export async function buildApp(deps: BuildAppDeps): Promise<CmsApp> {
   const { database, logger, config } = deps;
@@ -60,7 +64,11 @@ export async function buildApp(deps: BuildAppDeps): Promise<CmsApp> {
   // plugin compiles comparisons with such a value so that PostgreSQL does not refuse them.
   const db = database.dialect === 'postgres' ? database.db.withPlugin(new WideIntegerComparisonsPlugin()) : database.db;
   const now = deps.now ?? (() => new Date());
-  const options = new OptionsRepository(db, { ttlMs: deps.optionsTtlMs ?? 2000 });
+  const generations = new CacheGenerations(db);
+  const options = new OptionsRepository(db, {
+    cached: deps.optionsCache ?? true,
+    generation: () => generations.options,
+  });
   const users = new UsersRepository(db);
   const terms = new TermsRepository(db);
   const appPasswords = new ApplicationPasswordsRepository(db);
@@ -78,7 +86,8 @@ export async function buildApp(deps: BuildAppDeps): Promise<CmsApp> {
     appPasswords,
     secret: deps.secret,
     now,
-    ...(deps.authCacheTtlMs !== undefined ? { cacheTtlMs: deps.authCacheTtlMs } : {}),
+    cache: deps.authCache ?? true,
+    generation: () => generations.credentials,
   });
   const server = new RestServer({
     apiRoot: async () => `${String(await options.get('home')).replace(/\/+$/, '')}/cms-json/`,
@@ -156,19 +165,17 @@ export async function buildApp(deps: BuildAppDeps): Promise<CmsApp> {
     inFlight--;
   };
   setWriteConcurrencyHint(db as Kysely<unknown>, () => inFlight > 1);
-  // Cluster workers (and the CLI) write to the same SQLite file: drop this process's caches when they do.
-  const connection = sqliteHandleOf(db);
-  const watcher = connection
-    ? new ForeignWriteWatcher(connection, () => {
-        options.invalidate();
-        auth.forgetAll();
-      })
-    : null;
-  app.addHook('onRequest', (_req, reply, done) => {
+  app.addHook('onRequest', (req, reply, done) => {
     inFlight++;
     reply.raw.once('close', settled);
-    watcher?.check();
-    done();
+    // Other nodes, workers and the CLI write to the same database: each request first reads the caches'
+    // generations (src/db/cache-generations.ts), so options and credentials are never older than the
+    // request. The probes and metrics use neither.
+    if (OPS_ROUTE.test(req.url)) return done();
+    const reading = generations.refresh();
+    // refresh() never rejects (an unreadable row only empties the caches for the request).
+    if (reading) void reading.then(() => done());
+    else done();
   });
   registerOpsRoutes(app, { readiness: () => database.ping(), metricsToken: deps.config.metricsToken });
   await mountRestApi(app, server, ctx.siteRoot ? { siteRoot: ctx.siteRoot } : {});

@@ -14,8 +14,15 @@ import {
 } from '@svc/platform';
 import { z } from 'zod';
 
+/**
+ * The shared entries without `redisUrl`: the CMS's nodes and workers share state through the database alone
+ * (src/db/cache-generations.ts), so REDIS_URL and CMS_REDIS_URL are not read, and a value meant for another
+ * service in the same environment can neither stop the CMS nor suggest that it uses Redis.
+ */
+const { redisUrl: _redisIsNotUsed, ...sharedConfigSpec } = baseConfigSpec({ prefix: 'CMS_', defaultPort: 8080 });
+
 export const cmsConfigSpec = {
-  ...baseConfigSpec({ prefix: 'CMS_', defaultPort: 8080 }),
+  ...sharedConfigSpec,
   siteUrl: env('CMS_SITE_URL', urlSchema(['http', 'https']).optional(), {
     doc: 'Public URL of the site, e.g. https://cms.example.com (default http://HOST:PORT); stored as siteurl/home on first start',
   }),

@@ -25,8 +25,8 @@ describe('first start', () => {
         database,
         logger: createLogger({ level: 'silent' }),
         secret: TEST_SECRET,
-        authCacheTtlMs: 0,
-        optionsTtlMs: 0,
+        authCache: false,
+        optionsCache: false,
       });
       const first = await installIfNeeded(cms, config);
       expect(first).not.toBeNull();

@@ -59,6 +59,19 @@ describe('cms CLI', () => {
     expect(res.stdout).toContain('users');
     expect(res.stdout).toContain('app-passwords');
     expect(res.stdout).toContain('CMS_PORT');
+    // The CMS uses no Redis: the variable is not listed, nor read.
+    expect(res.stdout).not.toContain('REDIS_URL');
+  });
+
+  it('reads no Redis variable: a value set for another service does not stop it', () => {
+    const own = mkdtempSync(path.join(tmpdir(), 'cms-cli-redis-'));
+    try {
+      const res = cmsWith({ DATA_DIR: own, REDIS_URL: 'not a url', CMS_REDIS_URL: 'http://example.com' }, 'migrate');
+      expect(res.stderr).toBe('');
+      expect(res.code).toBe(0);
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
   });
 
   it('says which setting to change when the port is taken or the host is not an address of this machine', async () => {

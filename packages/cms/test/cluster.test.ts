@@ -10,7 +10,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ForeignWriteWatcher } from '../src/db/foreign-writes.ts';
 import { basic } from './helpers/cms-test-app.ts';
 
 interface Answer {
@@ -58,42 +57,6 @@ function headOf(url: string): Promise<http.IncomingHttpHeaders> {
     req.end();
   });
 }
-
-describe('data_version watcher', () => {
-  it('reports writes by another connection to the same file, not its own', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'cms-watch-'));
-    const file = path.join(dir, 'w.db');
-    const mine = new Database(file);
-    const other = new Database(file);
-    mine.pragma('journal_mode = WAL');
-    mine.exec('create table t (x integer)');
-    let changes = 0;
-    const watcher = new ForeignWriteWatcher(mine, () => changes++);
-    try {
-      watcher.check();
-      mine.exec('insert into t values (1)');
-      watcher.check();
-      expect(changes).toBe(0);
-      other.exec('insert into t values (2)');
-      watcher.check();
-      expect(changes).toBe(1);
-      watcher.check();
-      expect(changes).toBe(1);
-      // Asked inside this connection's own open transaction, it still sees only the other's commits.
-      mine.exec('begin; insert into t values (3)');
-      watcher.check();
-      expect(changes).toBe(1);
-      mine.exec('commit');
-      other.exec('insert into t values (4)');
-      watcher.check();
-      expect(changes).toBe(2);
-    } finally {
-      mine.close();
-      other.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-});
 
 describe('serve with two workers', () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'cms-cluster-'));

@@ -273,7 +273,11 @@ describe.each(dialects())('the name sort keys compare by code point (0059) on $l
       }
 
       const applied = await migrateToLatest(db, allMigrations(), MIGRATION_TABLE);
-      expect(applied).toEqual(['0059-name-sort-keys-collation']);
+      expect(applied).toEqual(['0059-name-sort-keys-collation', '0060-cache-generations']);
+      // 0060 starts the caches' generations on a store that already holds users and options.
+      expect(await db.selectFrom('cms_cache_generations').selectAll().execute()).toEqual([
+        { id: 1, options: 0, credentials: 0 },
+      ]);
       expect(await termOrder()).toEqual(CODE_POINT_ORDER);
       expect(await userOrder()).toEqual(CODE_POINT_ORDER);
       if (!postgres) return;

@@ -32,7 +32,6 @@ function authenticator() {
     } as unknown as ApplicationPasswordsRepository,
     secret: SECRET,
     now: () => new Date(0),
-    cacheTtlMs: 60_000,
   });
   const as = (login: string, password: string) =>
     auth.authenticate(

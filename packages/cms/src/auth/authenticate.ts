@@ -20,8 +20,14 @@ export interface AuthenticatorDeps {
   appPasswords: ApplicationPasswordsRepository;
   secret: string;
   now: () => Date;
-  /** How long a verified credential is remembered, in ms (0 disables the cache). */
-  cacheTtlMs?: number;
+  /** False: every request checks its credentials against the database (tests that write behind its back). */
+  cache?: boolean;
+  /**
+   * The credentials generation now current (CacheGenerations.credentials): a remembered credential is used
+   * only under the generation it was verified at. Without it, remembered credentials are forgotten only
+   * through forgetUser().
+   */
+  generation?: () => unknown;
 }
 
 /** The authenticated user with the application password used, for `/users/.../introspect`. */
@@ -54,7 +60,8 @@ export function toCurrentUser(user: User, appPasswordUuid?: string): Authenticat
 
 export class Authenticator {
   private readonly deps: AuthenticatorDeps;
-  private readonly cache = new Map<string, { user: AuthenticatedUser; expires: number }>();
+  /** Verified credentials, each with the generation of users and application passwords it was verified under. */
+  private readonly cache = new Map<string, { user: AuthenticatedUser; generation: unknown }>();
 
   constructor(deps: AuthenticatorDeps) {
     this.deps = deps;
@@ -63,11 +70,6 @@ export class Authenticator {
   /** Forgets remembered credentials of a user (after a password is revoked or the user changes). */
   forgetUser(userId: number): void {
     for (const [key, entry] of this.cache) if (entry.user.id === userId) this.cache.delete(key);
-  }
-
-  /** Forgets every remembered credential (another process wrote to the database). */
-  forgetAll(): void {
-    this.cache.clear();
   }
 
   /** Authenticates the request's Authorization header. */
@@ -86,11 +88,16 @@ export class Authenticator {
     if (colon === -1) return null;
     const username = decoded.slice(0, colon);
     const password = decoded.slice(colon + 1);
-    const ttl = this.deps.cacheTtlMs ?? 5000;
-    const cacheKey = ttl > 0 ? credentialsKey(username, password, this.deps.secret) : '';
-    if (ttl > 0) {
+    const cached = this.deps.cache ?? true;
+    const cacheKey = cached ? credentialsKey(username, password, this.deps.secret) : '';
+    // Taken before the lookups: what they read is at least as new as this generation.
+    const generation = this.deps.generation?.() ?? 0;
+    if (cached) {
       const hit = this.cache.get(cacheKey);
-      if (hit && hit.expires > Date.now()) return { user: hit.user };
+      if (hit) {
+        if (hit.generation === generation) return { user: hit.user };
+        this.cache.delete(cacheKey);
+      }
     }
 
     // get_user_by( 'login' ) looks the login up as sanitize_user() leaves it (tags, octets, entities and NUL removed,
@@ -113,9 +120,9 @@ export class Authenticator {
         await this.deps.appPasswords.recordUse(item.uuid, nowS, request.remoteAddress || null);
       }
       const current = toCurrentUser(user, item.uuid);
-      if (ttl > 0) {
+      if (cached) {
         if (this.cache.size > 1000) this.cache.clear();
-        this.cache.set(cacheKey, { user: current, expires: Date.now() + ttl });
+        this.cache.set(cacheKey, { user: current, generation });
       }
       return { user: current };
     }

@@ -66,12 +66,25 @@ export interface ApplicationPasswordsTable {
   last_ip: string | null;
 }
 
+/**
+ * One row (id 1): generations of the per-process caches, changed by triggers with every change of what each
+ * cache is built from (migration 0060, src/db/cache-generations.ts).
+ */
+export interface CacheGenerationsTable {
+  id: number;
+  /** Changes with every change of `options`. */
+  options: number;
+  /** Changes with every change of `users` and of `application_passwords` (but their last use). */
+  credentials: number;
+}
+
 /** Every table of the CMS. Augmented by part B's modules. */
 export interface CmsTables {
   users: UsersTable;
   options: OptionsTable;
   terms: TermsTable;
   application_passwords: ApplicationPasswordsTable;
+  cms_cache_generations: CacheGenerationsTable;
 }
 
 export type CmsDatabase = CmsTables;

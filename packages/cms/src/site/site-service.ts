@@ -84,8 +84,12 @@ interface ListPage {
 
 export class SiteService {
   readonly #site: SiteRuntime;
-  #chrome: { at: number; key: string; value: SiteChrome } | undefined;
-  /** How long the header, menu and sidebar are reused between requests (they change rarely). */
+  #chrome: { at: number; key: string; options: unknown; value: SiteChrome } | undefined;
+  /**
+   * How long the header, menu and sidebar are reused between requests (they change rarely). What they take
+   * from the options (name, tagline, menu locations, permalinks) is exact: a change of any option builds them
+   * again; their recent posts, categories and menu items may be this much older than the page.
+   */
   chromeTtlMs = 2000;
 
   constructor(site: SiteRuntime) {
@@ -731,13 +735,17 @@ export class SiteService {
 
   async #chromeFor(settings: SiteSettings, currentUrl: string): Promise<SiteChrome> {
     const key = `${settings.home}|${settings.name}`;
+    const options = this.#site.ctx.options.currentGeneration();
     let chrome =
-      this.#chrome && this.#chrome.key === key && Date.now() - this.#chrome.at < this.chromeTtlMs
+      this.#chrome &&
+      this.#chrome.key === key &&
+      this.#chrome.options === options &&
+      Date.now() - this.#chrome.at < this.chromeTtlMs
         ? this.#chrome.value
         : undefined;
     if (!chrome) {
       chrome = await this.#buildChrome(settings);
-      this.#chrome = { at: Date.now(), key, value: chrome };
+      this.#chrome = { at: Date.now(), key, options, value: chrome };
     }
     if (!currentUrl) return chrome;
     const mark = (links: NavLink[]): NavLink[] =>

@@ -57,8 +57,8 @@ export async function createTestCms(dialect: TestDialect = testDialects()[0]!): 
     database,
     logger: createLogger({ level: 'silent' }),
     secret: TEST_SECRET,
-    authCacheTtlMs: 0,
-    optionsTtlMs: 0,
+    authCache: false,
+    optionsCache: false,
   });
   await built.ctx.options.set('siteurl', 'http://cms.test');
   await built.ctx.options.set('home', 'http://cms.test');

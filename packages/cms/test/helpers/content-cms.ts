@@ -62,8 +62,8 @@ export async function createContentCms(options: { dialect?: TestDialect; start?:
     database,
     logger: createLogger({ level: 'silent' }),
     secret: TEST_SECRET,
-    authCacheTtlMs: 0,
-    optionsTtlMs: 0,
+    authCache: false,
+    optionsCache: false,
     now: () => clock.now,
   });
   await built.ctx.options.set('siteurl', 'http://cms.test');

@@ -31,7 +31,7 @@ export async function openContentFixture(
     { ...coreMigrations, ...contentMigrations },
     { migrationTable: 'cms_migrations' },
   );
-  const options = new OptionsRepository(database.db, { ttlMs: 0 });
+  const options = new OptionsRepository(database.db, { cached: false });
   await options.set('home', 'http://cms.test');
   await options.set('siteurl', 'http://cms.test');
   const terms = new TermsRepository(database.db);

@@ -56,8 +56,7 @@ export async function createOracleCms(now: () => Date = () => new Date('2026-11-
     database,
     logger: createLogger({ level: 'silent' }),
     secret: TEST_SECRET,
-    authCacheTtlMs: 60_000,
-    optionsTtlMs: 0,
+    optionsCache: false,
     now,
   });
   const { ctx } = built;
