@@ -152,7 +152,7 @@ const program = new Command('simulator').description(
   'Deterministic synthetic fleet telemetry (GPS, IMU, phone, OBD) in the ingest NDJSON format',
 );
 
-const sensorOptions = (command: Command) =>
+const sensorOptions = (command: Command, frameDefault: string) =>
   command
     .option('--graph <file>', 'road graph file (from `roads build`); default: a synthetic city')
     .option('--city-seed <n>', 'seed of the synthetic city', integer('--city-seed', 0, 2 ** 31), 1)
@@ -161,7 +161,7 @@ const sensorOptions = (command: Command) =>
     .option('--obd-hz <hz>', 'OBD readings per second (0 = none)', number('--obd-hz', 0, 100), 0)
     .option('--gps-sigma <m>', 'GPS position error per axis, metres', number('--gps-sigma', 0, 100))
     .option('--outliers <rate>', 'share of GPS fixes that are outliers', number('--outliers', 0, 1), 0)
-    .option('--device-frame', 'IMU in a phone frame with a random fixed rotation (default: vehicle frame)')
+    .option('--device-frame', `IMU in a phone frame with a random fixed rotation (default: ${frameDefault})`)
     .option('--no-phone', 'leave out phone events');
 
 interface SensorFlags {
@@ -199,16 +199,21 @@ sensorOptions(
     .option('-o, --out <file>', 'telemetry NDJSON file (default stdout)')
     .option('--truth <file>', 'write the ground truth of each trip as NDJSON here')
     .option('--fleet-out <file>', 'write the fleet (vehicles, drivers, profiles) as JSON here'),
+  "each vehicle's own: a fixed unit in trucks, buses and most vans, mostly a loose phone in cars and motorcycles",
 ).action(async (o: SensorFlags & Record<string, unknown>) => {
   checkScheduleYears(o.startDate as string, o.days as number);
   const graph = openGraph(o);
-  const fleet = createFleet({
+  const created = createFleet({
     seed: o.seed as number | string,
     vehicles: o.vehicles as number,
     driversPerVehicle: o.driversPerVehicle as number,
     graph,
     timeZone: o.timeZone as string,
   });
+  // A fleet vehicle's own frame wins over the trip option, so the flag has to change the vehicles.
+  const fleet = o.deviceFrame
+    ? { ...created, vehicles: created.vehicles.map((v) => ({ ...v, imuFrame: 'device' as const })) }
+    : created;
   if (o.fleetOut) writeJson(o.fleetOut as string, fleet);
   const out = sink(o.out as string | undefined);
   const truth = o.truth ? sink(o.truth as string) : null;
@@ -262,6 +267,7 @@ sensorOptions(
       .option('-o, --out <file>', 'telemetry NDJSON file (default stdout)')
       .option('--truth <file>', 'write the ground truth as JSON here'),
   ),
+  'vehicle frame',
 ).action(async (o: SensorFlags & Record<string, unknown>) => {
   const startMs = o.start as number;
   const levels: Partial<BehaviourLevels> = {};

@@ -94,4 +94,19 @@ describe('simulator CLI', () => {
       expect(result.stderr).toMatch(new RegExp(`^simulator: cannot write ${folder}: .*\\n$`));
     }
   });
+
+  it("puts every fleet vehicle's IMU in a phone frame with --device-frame, and keeps each vehicle's own frame without it", async () => {
+    const frames = async (...extra: string[]) => {
+      const result = await simulator('fleet', '--trips', '6', '--imu-hz', '1', '--no-phone', ...extra);
+      expect(result.code).toBe(0);
+      return result.stdout
+        .split('\n')
+        .filter((line) => line.includes('"type":"header"'))
+        .map((line) => (JSON.parse(line) as { imuFrame: string }).imuFrame);
+    };
+    const own = await frames();
+    // The seeded fleet mixes fixed units and loose phones, so the flag has something to change.
+    expect(new Set(own)).toEqual(new Set(['vehicle', 'device']));
+    expect(await frames('--device-frame')).toEqual(own.map(() => 'device'));
+  });
 });

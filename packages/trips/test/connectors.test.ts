@@ -251,6 +251,27 @@ describe.each(testDialects())('file connectors on $label', (dialect) => {
       ]);
     });
 
+    it('reads the times of a LineString from properties.coordinateProperties.times, as GPX converters write them', async () => {
+      const file = path.join(dir, 'converted.geojson');
+      const line = timedLine(50_000);
+      const times = line.properties.coordTimes;
+      writeFileSync(
+        file,
+        JSON.stringify({
+          type: 'FeatureCollection',
+          features: [{ ...line, properties: { name: 'Morning drive', coordinateProperties: { times } } }],
+        }),
+      );
+      const s = await importFile(database.db, file, options);
+      expect(s).toMatchObject({ imported: 1, rejected: [] });
+      const upload = await database.db
+        .selectFrom('trip_uploads')
+        .select(['first_sample_ms'])
+        .where('trip_id', '=', s.tripIds[0]!)
+        .executeTakeFirstOrThrow();
+      expect(Number(upload.first_sample_ms)).toBe(Date.parse(times[0]!));
+    });
+
     it('reads a GeoJSON file that starts with a UTF-8 byte order mark, as CSV and NDJSON files', async () => {
       const file = path.join(dir, 'bom.geojson');
       writeFileSync(file, `\uFEFF${JSON.stringify({ type: 'FeatureCollection', features: [timedLine(40_000)] })}`);

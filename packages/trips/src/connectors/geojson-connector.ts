@@ -8,7 +8,13 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
 
 /** Per-coordinate times of a LineString feature, as GPS exporters write them. */
 function timesOf(props: Json, feature: Json): unknown[] | undefined {
-  const cp = isObject(feature.coordinateProperties) ? feature.coordinateProperties : undefined;
+  // GPX converters (togeojson) put them in properties.coordinateProperties.times; `roads match` reads
+  // that too, so a file it matches must not be refused here. A feature-level member is read as well.
+  const cp = isObject(props.coordinateProperties)
+    ? props.coordinateProperties
+    : isObject(feature.coordinateProperties)
+      ? feature.coordinateProperties
+      : undefined;
   for (const candidate of [props.coordTimes, props.times, props.timestamps, cp?.times, cp?.time]) {
     if (Array.isArray(candidate)) return candidate.flat();
   }
@@ -17,7 +23,7 @@ function timesOf(props: Json, feature: Json): unknown[] | undefined {
 
 /**
  * GeoJSON: a LineString (or MultiLineString) feature with per-point times (`properties.coordTimes`,
- * `times` or `coordinateProperties.times`) is one trip; Point features with a `time` property form
+ * `times` or `properties.coordinateProperties.times`) is one trip; Point features with a `time` property form
  * trips grouped by `properties.tripId` (one trip when absent). Positions' third value is the altitude.
  * Locations in messages are `features[i]`.
  */
