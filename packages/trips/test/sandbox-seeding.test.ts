@@ -61,6 +61,28 @@ describe('sandbox seeding', () => {
 
     // Finished: a later start does not seed again.
     const later = await seed(firstStart + 10 * DAY_MS);
-    expect(later.seedingStarted).toBe(false);
+    expect(later).toMatchObject({ seedingStarted: false, seeded: true });
+  });
+
+  it('with a count of 0 registers the fleets but sends nothing, and does not call the sandbox seeded', async () => {
+    const empty = await openTripsDatabase({ environment: 'sandbox', sqliteFile: path.join(dir, 'empty.db') });
+    try {
+      const setup = await prepareSandbox({
+        database: empty,
+        dataDir: dir,
+        graphFile,
+        ingestUrl,
+        tripCount: 0,
+        logger: quietLogger(),
+        nowMs: Date.UTC(2026, 10, 2, 12),
+      });
+      expect(setup).toMatchObject({ seedingStarted: false, seeded: false });
+      expect(await setup.seeding).toBeNull();
+      const fleets = await empty.db.selectFrom('fleets').select('fleet_id').execute();
+      expect(fleets.map((f) => f.fleet_id).sort()).toEqual(setup.fleets.slice().sort());
+      expect(await empty.db.selectFrom('trip_uploads').select('trip_id').execute()).toEqual([]);
+    } finally {
+      await empty.close();
+    }
   });
 });

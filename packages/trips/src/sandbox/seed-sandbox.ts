@@ -25,6 +25,8 @@ export interface SandboxSetup {
   seeding: Promise<SeedProgress | null>;
   /** True when this start launched the seeding. */
   seedingStarted: boolean;
+  /** True when an earlier start finished seeding (false with `tripCount` 0 on a sandbox never seeded). */
+  seeded: boolean;
   /** Stops a seeding in progress (it resumes at the next start). */
   stop(): Promise<void>;
 }
@@ -85,6 +87,7 @@ export async function prepareSandbox(options: {
       fleets,
       seeding: Promise.resolve(null),
       seedingStarted: false,
+      seeded: seedState === 'done',
       stop: async () => {},
     };
   }
@@ -137,6 +140,7 @@ export async function prepareSandbox(options: {
     fleets,
     seeding,
     seedingStarted: true,
+    seeded: false,
     async stop() {
       await thread.terminate();
       await seeding;
