@@ -26,7 +26,7 @@ import { UsersRepository } from './db/users-repository.ts';
 import { setWriteConcurrencyHint } from './db/write-transaction.ts';
 import { type CmsContext, noContent } from './module.ts';
 import { RestError } from './rest/errors.ts';
-import { mountRestApi } from './rest/http.ts';
+import { DEFAULT_MAX_BODY_BYTES, mountRestApi } from './rest/http.ts';
 import { RestServer } from './rest/server.ts';
 
 export interface BuildAppDeps {
@@ -178,7 +178,9 @@ export async function buildApp(deps: BuildAppDeps): Promise<CmsApp> {
     else done();
   });
   registerOpsRoutes(app, { readiness: () => database.ping(), metricsToken: deps.config.metricsToken });
-  await mountRestApi(app, server, ctx.siteRoot ? { siteRoot: ctx.siteRoot } : {});
+  // Uploads are whole request bodies: a CMS_MAX_UPLOAD_MB above the default cap raises the cap with it.
+  const maxBodyBytes = Math.max(DEFAULT_MAX_BODY_BYTES, Math.floor(config.maxUploadMb * 1024 * 1024));
+  await mountRestApi(app, server, { maxBodyBytes, ...(ctx.siteRoot ? { siteRoot: ctx.siteRoot } : {}) });
   for (const module of modules) await module.registerHttp?.(app, ctx);
   return { app, ctx, auth, appPasswords };
 }

@@ -24,7 +24,7 @@ const { redisUrl: _redisIsNotUsed, ...sharedConfigSpec } = baseConfigSpec({ pref
 export const cmsConfigSpec = {
   ...sharedConfigSpec,
   siteUrl: env('CMS_SITE_URL', urlSchema(['http', 'https']).optional(), {
-    doc: 'Public URL of the site, e.g. https://cms.example.com (default http://HOST:PORT); stored as siteurl/home on first start',
+    doc: 'Public URL of the site, e.g. https://cms.example.com; stored as siteurl/home at every start it is set (never set: http://HOST:PORT)',
   }),
   secret: env('CMS_SECRET', z.string().min(32, { error: 'must be at least 32 characters' }).optional(), {
     secret: true,

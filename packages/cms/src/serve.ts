@@ -3,15 +3,15 @@
  * `CMS_WORKERS` other than 1 (default: one per CPU) a cluster primary applies the migrations and the
  * first-run install once, then forks the workers, which all serve the one port (Node's cluster shares
  * the listening socket). Workers share nothing but the database: per-post caches are keyed by the row's
- * version, and on SQLite every request first checks `data_version` to drop the option and credential
- * caches when another process wrote (src/db/foreign-writes.ts).
+ * version, and every request first reads the cache generations, so options and credentials another
+ * process changed are read again (src/db/cache-generations.ts).
  */
 import cluster, { type Worker } from 'node:cluster';
 import { createServer } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { configSource, createLogger, ensureWritableFolder, type Logger, probeListen, serve } from '@svc/platform';
-import { buildApp } from './app.ts';
-import { type FirstRunCredentials, installIfNeeded } from './bootstrap.ts';
+import { buildApp, type CmsApp } from './app.ts';
+import { applySiteUrl, type FirstRunCredentials, installIfNeeded } from './bootstrap.ts';
 import { type CmsConfig, loadCmsConfig, resolveSecret } from './config.ts';
 import { startSearchIndexer } from './content/search-indexer.ts';
 import { openCmsDatabase } from './db/connection.ts';
@@ -65,7 +65,8 @@ async function listen(config: CmsConfig, logger: Logger, onExit?: (code: number)
 async function startSingle(config: CmsConfig, logger: Logger): Promise<void> {
   const { cms, database, running, siteUrl } = await listen(config, logger);
   const first = await installIfNeeded(cms, config);
-  announce(running.url, running.port, siteUrl, database.location, first);
+  await applySiteUrl(cms, config);
+  announce(running.url, running.port, await storedSiteUrl(cms, siteUrl), database.location, first);
 }
 
 /** A cluster worker: the primary already migrated and installed; serve until told to stop. */
@@ -103,11 +104,14 @@ async function startPrimary(config: CmsConfig, logger: Logger, count: number): P
   const secret = resolveSecret(config);
   const database = await openCmsDatabase(config);
   let first: FirstRunCredentials | null;
+  let publicUrl: string;
   try {
     const cms = await buildApp({ config, database, logger, secret });
     cms.ctx.options.setDefault('siteurl', siteUrl);
     cms.ctx.options.setDefault('home', siteUrl);
     first = await installIfNeeded(cms, config);
+    await applySiteUrl(cms, config);
+    publicUrl = await storedSiteUrl(cms, siteUrl);
     await cms.app.close();
   } catch (err) {
     await database.close();
@@ -176,7 +180,12 @@ async function startPrimary(config: CmsConfig, logger: Logger, count: number): P
     for (let i = 0; i < count; i++) fork();
   });
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => stopAll(signal));
-  announce(url, port, siteUrl, `${database.location}, ${count} workers`, first);
+  announce(url, port, publicUrl, `${database.location}, ${count} workers`, first);
+}
+
+/** The URL the site's links are built from: the stored `home`, else the default (where it listens). */
+async function storedSiteUrl(cms: CmsApp, fallback: string): Promise<string> {
+  return String(await cms.ctx.options.get('home', fallback)).replace(/\/+$/, '');
 }
 
 function announce(

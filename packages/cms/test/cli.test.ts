@@ -47,6 +47,51 @@ function cmsAsync(env: Record<string, string>, ...args: string[]) {
   });
 }
 
+/**
+ * Runs `serve` on a free port until it prints its start line, reads `/cms-json/` from it, then stops it
+ * (SIGTERM) and waits for it to exit.
+ */
+function serveOnce(env: Record<string, string>) {
+  return new Promise<{ startLine: string; index: { url: string; home: string } }>((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, 'serve'], {
+      env: {
+        ...process.env,
+        DATA_DIR: dataDir,
+        CMS_DATABASE_URL: '',
+        DATABASE_URL: '',
+        CMS_SECRET: '',
+        CMS_PORT: '0',
+        CMS_WORKERS: '1',
+        CMS_SITE_URL: '',
+        ...env,
+      },
+    });
+    let stdout = '';
+    let stderr = '';
+    let result: { startLine: string; index: { url: string; home: string } } | undefined;
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+      const line = /^cms: listening on (http:\S+) .*$/m.exec(stdout);
+      if (!line || result) return;
+      result = { startLine: line[0], index: { url: '', home: '' } };
+      fetch(`${line[1]}/cms-json/`)
+        .then((res) => res.json() as Promise<{ url: string; home: string }>)
+        .then((index) => {
+          result!.index = { url: index.url, home: index.home };
+        })
+        .catch(reject)
+        .finally(() => child.kill('SIGTERM'));
+    });
+    child.on('close', (code) => {
+      if (result && code === 0) resolve(result);
+      else reject(new Error(`serve exited ${code}: ${stderr}`));
+    });
+  });
+}
+
 describe('cms CLI', () => {
   afterAll(() => {
     rmSync(dataDir, { recursive: true, force: true });
@@ -122,6 +167,26 @@ describe('cms CLI', () => {
       expect(res.stderr, workers).toBe(
         `cms: CMS_UPLOADS_DIR ${file} is a file, not a folder: point CMS_UPLOADS_DIR at a folder\n`,
       );
+    }
+  });
+
+  it('serves the URL of CMS_SITE_URL from every start on, and says the URL it serves', {
+    timeout: 120_000,
+  }, async () => {
+    const own = mkdtempSync(path.join(tmpdir(), 'cms-cli-site-url-'));
+    try {
+      const first = await serveOnce({ DATA_DIR: own, CMS_SITE_URL: 'https://old.example.com' });
+      expect(first.startLine).toMatch(/REST API at https:\/\/old\.example\.com\/cms-json\/ /);
+      expect(first.index).toEqual({ url: 'https://old.example.com', home: 'https://old.example.com' });
+      const moved = await serveOnce({ DATA_DIR: own, CMS_SITE_URL: 'https://new.example.com' });
+      expect(moved.startLine).toMatch(/REST API at https:\/\/new\.example\.com\/cms-json\/ /);
+      expect(moved.index).toEqual({ url: 'https://new.example.com', home: 'https://new.example.com' });
+      // Unset, the stored URL stays, and the start line says so rather than the listening address.
+      const unset = await serveOnce({ DATA_DIR: own });
+      expect(unset.startLine).toMatch(/REST API at https:\/\/new\.example\.com\/cms-json\/ /);
+      expect(unset.index.home).toBe('https://new.example.com');
+    } finally {
+      rmSync(own, { recursive: true, force: true });
     }
   });
 

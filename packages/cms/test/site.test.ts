@@ -294,6 +294,23 @@ describe('the public site', () => {
     expect((await get('/cms-sitemap-posts-post-9.xml')).statusCode).toBe(404);
   });
 
+  it('closes the site to search engines when blog_public is 0, as WordPress does', async () => {
+    await cms.ctx.options.set('blog_public', '0');
+    try {
+      expect((await get('/robots.txt')).body).toBe('User-agent: *\nDisallow: /\n');
+      expect((await get('/cms-sitemap.xml')).statusCode).toBe(404);
+      // wp_robots_no_robots(): every page of a site that is not public, searches and embeds included.
+      for (const url of ['/', '/first-post/', '/?s=post', '/second-post/embed/', '/no-such-page/']) {
+        const page = await get(url);
+        expect(page.body, url).toContain('<meta name="robots" content="noindex, nofollow" />');
+        expect(page.body.match(/<meta name="robots"/g), url).toHaveLength(1);
+      }
+    } finally {
+      await cms.ctx.options.set('blog_public', '1');
+    }
+    expect((await get('/first-post/')).body).not.toContain('<meta name="robots"');
+  });
+
   it('serves uploaded files with their type and refuses paths outside the uploads', async () => {
     const media = await cms.call({ method: 'GET', url: `/cms-json/cms/v2/media/${ids.image}` });
     const url = new URL(media.json().source_url);

@@ -5,6 +5,7 @@
  */
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { RestError } from './errors.ts';
 import { parseQueryString } from './php.ts';
 import type { UploadedFile } from './request.ts';
 import type { HttpOutput, RestServer } from './server.ts';
@@ -14,7 +15,7 @@ export interface MountOptions {
   prefix?: string;
   /** Also answer `/?rest_route=...` and `/index.php?rest_route=...` (default true). */
   restRouteQuery?: boolean;
-  /** Largest request body (uploads included), in bytes; 64 MiB by default. */
+  /** Largest request body (uploads included), in bytes; DEFAULT_MAX_BODY_BYTES by default. */
   maxBodyBytes?: number;
   /** Answers `/` and `/index.php` without `rest_route` (the public site's front page). */
   siteRoot?: (req: FastifyRequest, reply: FastifyReply) => unknown;
@@ -27,6 +28,30 @@ function fieldsToParams(fields: Array<[string, string]>): Record<string, unknown
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
+/** The body cap when none is given, and the least one the app sets (a larger upload limit raises it). */
+export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+/**
+ * A body Fastify or the multipart reader could not take, as the REST error a client reads: WordPress clients
+ * look for `code` and `message`, which Fastify's own error body lacks, and a broken body is the client's error.
+ */
+function bodyError(err: unknown, maxBodyBytes: number): RestError {
+  const { statusCode, code, message } = err as { statusCode?: number; code?: string; message?: string };
+  if (statusCode === 413) {
+    const tooLarge = code === 'FST_ERR_CTP_BODY_TOO_LARGE' || code === 'FST_REQ_FILE_TOO_LARGE';
+    const mb = Math.round((maxBodyBytes / (1024 * 1024)) * 10) / 10;
+    return new RestError(
+      'rest_request_too_large',
+      tooLarge
+        ? `The request is larger than the ${mb} MB this site accepts.`
+        : 'The request has more files or fields than this site accepts.',
+      { status: 413 },
+    );
+  }
+  const reason = (message ?? String(err)).replace(/\.$/, '');
+  return new RestError('rest_invalid_body', `The request body could not be read: ${reason}.`, { status: 400 });
+}
+
 /** Registers the REST routes on `app` (in an encapsulated scope with raw-body parsing). */
 export async function mountRestApi(
   app: FastifyInstance,
@@ -35,14 +60,14 @@ export async function mountRestApi(
 ): Promise<void> {
   const prefix = options.prefix ?? '/cms-json';
   await app.register(async (scope) => {
-    const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024 * 1024;
+    const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     scope.removeAllContentTypeParsers();
     // Bytes, not text: a raw upload (`Content-Type: image/jpeg`) must reach the handler unaltered.
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBodyBytes }, (_req, body, done) =>
       done(null, body),
     );
     await scope.register(multipart, { limits: { fileSize: maxBodyBytes, files: 10, fieldSize: 1024 * 1024 } });
-    const handler = async (req: FastifyRequest, reply: FastifyReply) => {
+    const handler = async (req: FastifyRequest, reply: FastifyReply, refused?: RestError) => {
       const [pathPart = '', queryPart = ''] = splitUrl(req.url);
       const query = parseQueryString(queryPart);
       let route: string;
@@ -63,20 +88,25 @@ export async function mountRestApi(
           ? parseQueryString(body)
           : undefined;
       let files: Record<string, UploadedFile> | undefined;
-      if (req.isMultipart()) {
+      let unreadable = refused;
+      if (!unreadable && req.isMultipart()) {
         // multipart/form-data: fields become `$_POST`, file parts `$_FILES` (kept in memory, size-limited).
         const fields: Array<[string, string]> = [];
         files = {};
-        for await (const part of req.parts()) {
-          if (part.type === 'file') {
-            files[part.fieldname] = {
-              filename: part.filename,
-              contentType: part.mimetype,
-              data: await part.toBuffer(),
-            };
-          } else {
-            fields.push([part.fieldname, String(part.value ?? '')]);
+        try {
+          for await (const part of req.parts()) {
+            if (part.type === 'file') {
+              files[part.fieldname] = {
+                filename: part.filename,
+                contentType: part.mimetype,
+                data: await part.toBuffer(),
+              };
+            } else {
+              fields.push([part.fieldname, String(part.value ?? '')]);
+            }
           }
+        } catch (err) {
+          unreadable = bodyError(err, maxBodyBytes);
         }
         bodyParams = fieldsToParams(fields);
       }
@@ -89,10 +119,22 @@ export async function mountRestApi(
         ...(bodyParams ? { bodyParams } : {}),
         ...(rawBody && rawBody.length > 0 ? { rawBody } : {}),
         ...(files ? { files } : {}),
+        ...(unreadable ? { bodyError: unreadable } : {}),
         remoteAddress: req.ip,
       });
       return send(reply, out);
     };
+    // A body the content-type parser refused (past the cap, a bad Content-Length) never reaches the handler.
+    scope.setErrorHandler(async (err, req, reply) => {
+      const [pathPart = '', queryPart = ''] = splitUrl(req.url);
+      const rest =
+        pathPart === prefix ||
+        pathPart.startsWith(`${prefix}/`) ||
+        (options.restRouteQuery !== false && typeof parseQueryString(queryPart).rest_route === 'string');
+      const status = (err as { statusCode?: number }).statusCode;
+      if (!rest || status === undefined || status >= 500) throw err;
+      return handler(req, reply, bodyError(err, maxBodyBytes));
+    });
     scope.route({ method: [...METHODS], url: prefix, handler });
     scope.route({ method: [...METHODS], url: `${prefix}/*`, handler });
     if (options.restRouteQuery !== false) {

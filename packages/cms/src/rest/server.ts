@@ -104,6 +104,8 @@ export interface HttpInput {
   rawBody?: Buffer;
   /** Files of a multipart body, by field name. */
   files?: Record<string, UploadedFile>;
+  /** The body could not be read (too large, malformed): answered as this error instead of dispatching. */
+  bodyError?: RestError;
 }
 
 export interface HttpOutput {
@@ -749,7 +751,7 @@ export class RestServer {
       const fields = requestedFields(request);
       request.acceptsRawJson =
         fields === null && input.query._embed === undefined && input.query._envelope === undefined;
-      response = await this.dispatch(request);
+      response = input.bodyError ? errorResponse(input.bodyError) : await this.dispatch(request);
       await this.addAllowHeader(response, request);
       if (fields && response.status < 400) response.data = filterResponseFields(response.data, fields);
     }

@@ -782,6 +782,7 @@ export class SiteService {
       homeUrl: settings.links.home('/'),
       feedUrl: settings.links.feedLink(),
       language: 'en-US',
+      closed: !settings.isPublic,
       nav: await this.#navigation(settings),
       recent: recentLinks,
       categories: categoryLinks,

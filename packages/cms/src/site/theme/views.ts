@@ -20,6 +20,8 @@ export interface SiteChrome {
   homeUrl: string;
   feedUrl: string;
   language: string;
+  /** `blog_public` is 0: every page asks search engines to stay away (wp_robots_no_robots). */
+  closed: boolean;
   nav: NavLink[];
   recent: Array<{ titleHtml: string; url: string }>;
   categories: Array<{ name: string; url: string; count: number }>;
@@ -71,6 +73,7 @@ footer.site-footer{border-top:1px solid #ddd;padding-top:1rem;padding-bottom:2re
 
 /** The whole HTML document. */
 export function layout(chrome: SiteChrome, meta: PageMeta, main: string): string {
+  const robots = chrome.closed ? 'noindex, nofollow' : meta.robots;
   const feeds = meta.feeds
     .map(
       (f) => `<link rel="alternate" type="application/rss+xml" title="${escAttr(f.title)}" href="${escUrl(f.url)}" />`,
@@ -82,7 +85,7 @@ export function layout(chrome: SiteChrome, meta: PageMeta, main: string): string
 <meta charset="UTF-8" />
 <meta name="viewport" content="width=device-width, initial-scale=1" />
 <title>${escHtml(meta.title)}</title>
-${meta.robots ? `<meta name="robots" content="${escAttr(meta.robots)}" />\n` : ''}${meta.canonical ? `<link rel="canonical" href="${escUrl(meta.canonical)}" />\n` : ''}${feeds}
+${robots ? `<meta name="robots" content="${escAttr(robots)}" />\n` : ''}${meta.canonical ? `<link rel="canonical" href="${escUrl(meta.canonical)}" />\n` : ''}${feeds}
 ${meta.headExtra ?? ''}<style>${STYLE}</style>
 </head>
 <body class="${escAttr(meta.bodyClass)}">
@@ -235,7 +238,7 @@ export function embedView(chrome: SiteChrome, post: PostView): string {
     : (post.excerptHtml ?? '');
   return `<!DOCTYPE html>
 <html lang="${escAttr(chrome.language)}">
-<head><meta charset="UTF-8" /><meta name="robots" content="noindex, follow" /><title>${escHtml(stripTags(post.titleHtml))} &#8211; ${escHtml(chrome.name)}</title>
+<head><meta charset="UTF-8" /><meta name="robots" content="${chrome.closed ? 'noindex, nofollow' : 'noindex, follow'}" /><title>${escHtml(stripTags(post.titleHtml))} &#8211; ${escHtml(chrome.name)}</title>
 <base target="_top" />
 <style>body{margin:0;font:15px/1.5 system-ui,sans-serif;color:#1e1e1e}.cms-embed{padding:20px;border:1px solid #ddd;border-radius:4px;overflow:hidden}.cms-embed-heading{font-size:1.2rem;margin:0 0 .5rem}.cms-embed-heading a{color:inherit}.cms-embed-footer{color:#666;font-size:.85rem;margin-top:1rem}</style>
 </head>
