@@ -41,14 +41,30 @@ export function shortcodeRegexSource(tagnames: readonly string[]): string {
 const ATTS_REGEX =
   /([\w-]+)\s*=\s*"([^"]*)"(?:\s|$)|([\w-]+)\s*=\s*'([^']*)'(?:\s|$)|([\w-]+)\s*=\s*([^\s'"]+)(?:\s|$)|"([^"]*)"(?:\s|$)|'([^']*)'(?:\s|$)|(\S+)(?:\s|$)/g;
 
-/** PHP's stripcslashes() for the escapes shortcode attributes use. */
+/**
+ * Characters an escape sequence must not produce as themselves: kses saw the attribute still escaped, so a
+ * `\x3c` would otherwise become markup it never checked ([caption caption="\x3cscript..."] run as script for
+ * a contributor). They come out as the entities that display the same character.
+ */
+const MARKUP_FROM_ESCAPE: Readonly<Record<string, string>> = {
+  '<': '&lt;',
+  '>': '&gt;',
+  '&': '&amp;',
+  '"': '&quot;',
+  "'": '&#039;',
+};
+
+/** PHP's stripcslashes() for the escapes shortcode attributes use; hex and octal escapes never spell markup. */
 function stripCSlashes(s: string): string {
   return s.replace(/\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3}|.)/g, (_m, e: string) => {
     const simple: Record<string, string> = { n: '\n', t: '\t', r: '\r', a: '\x07', v: '\v', b: '\b', f: '\f' };
     if (e in simple) return simple[e] as string;
-    if (e[0] === 'x' && e.length > 1) return String.fromCharCode(Number.parseInt(e.slice(1), 16));
-    if (/^[0-7]+$/.test(e)) return String.fromCharCode(Number.parseInt(e, 8) & 0xff);
-    return e;
+    let code: number | undefined;
+    if (e[0] === 'x' && e.length > 1) code = Number.parseInt(e.slice(1), 16);
+    else if (/^[0-7]+$/.test(e)) code = Number.parseInt(e, 8) & 0xff;
+    if (code === undefined) return e;
+    const char = String.fromCharCode(code);
+    return MARKUP_FROM_ESCAPE[char] ?? char;
   });
 }
 
