@@ -744,8 +744,14 @@ export class MediaController extends PostsController {
       // The file's URL, written with the row (wp_insert_attachment): one too long for the column refuses the
       // insert (db_insert_error) rather than leaving an attachment behind.
       write.guid = this.#url(settings, stored.file);
-      const canPublish = userCaps(this.#rt, request).has(this.type.cap.publish_posts);
-      post = await this.#rt.service.create('attachment', write, { actorId: request.user.id, canPublish });
+      const caps = userCaps(this.#rt, request);
+      // Caption, description and title go through kses for a user without unfiltered_html, as a post's do:
+      // an author's upload must not carry script into the REST `rendered` values or the attachment page.
+      post = await this.#rt.service.create('attachment', write, {
+        actorId: request.user.id,
+        canPublish: caps.has(this.type.cap.publish_posts),
+        unfilteredHtml: caps.has('unfiltered_html'),
+      });
     } catch (error) {
       // No attachment refers to the stored file: do not leave it behind.
       await this.#media.deleteFiles(stored.file, undefined);
@@ -921,7 +927,11 @@ export class MediaController extends PostsController {
             ...(typeof alt === 'string' ? { [ALT_TEXT]: alt } : info.alt ? { [ALT_TEXT]: info.alt } : {}),
           },
         },
-        { actorId: request.user.id, canPublish: userCaps(this.#rt, request).has(this.type.cap.publish_posts) },
+        {
+          actorId: request.user.id,
+          canPublish: userCaps(this.#rt, request).has(this.type.cap.publish_posts),
+          unfilteredHtml: userCaps(this.#rt, request).has('unfiltered_html'),
+        },
       );
     } catch (err) {
       await this.#media.deleteFiles(copy.file, copy.metadata);

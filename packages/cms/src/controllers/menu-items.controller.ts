@@ -703,7 +703,11 @@ export class MenuItemsController extends PostsController {
     }
     const position = menuId === 0 ? 1 : fields.position;
     const caps = userCaps(this.#rt, request);
-    const ctx = { actorId: request.user.id, canPublish: caps.has(this.type.cap.publish_posts) };
+    const ctx = {
+      actorId: request.user.id,
+      canPublish: caps.has(this.type.cap.publish_posts),
+      unfilteredHtml: caps.has('unfiltered_html'),
+    };
     let post: Post;
     try {
       const write = {

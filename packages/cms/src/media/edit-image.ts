@@ -18,6 +18,34 @@ export const EDITABLE_IMAGE_TYPES: readonly string[] = [
   'image/avif',
 ];
 
+/**
+ * The most pixels an edit works on, before and after each step: every step holds the whole image raw in
+ * memory (4 bytes a pixel at most, twice while a step runs), so without a bound one request could ask for
+ * gigabytes: a 16000 x 16000 PNG compresses to under 1 MB, and each 45° rotation doubles the canvas. 50
+ * megapixels still takes a 48-megapixel phone photo.
+ */
+export const EDIT_MAX_PIXELS = 50_000_000;
+
+/** The most modifiers one edit request may apply: each costs a pass over the whole image. */
+export const EDIT_MAX_MODIFIERS = 20;
+
+/** The 400 for an edit whose image, or whose result after a step, is over EDIT_MAX_PIXELS. */
+function tooLarge(what: string, width: number, height: number): MediaError {
+  return new MediaError(
+    'rest_image_too_large',
+    `${what} ${width} x ${height} pixels; images are edited up to ${EDIT_MAX_PIXELS / 1_000_000} megapixels.`,
+    400,
+  );
+}
+
+/** The size of the canvas a rotation by `angle` degrees needs (the bounding box of the turned image). */
+function rotatedSize(width: number, height: number, angle: number): { width: number; height: number } {
+  const radians = (angle * Math.PI) / 180;
+  const cos = Math.abs(Math.cos(radians));
+  const sin = Math.abs(Math.sin(radians));
+  return { width: Math.ceil(width * cos + height * sin), height: Math.ceil(width * sin + height * cos) };
+}
+
 /** The result of applying modifiers: encoded bytes in the source format, and their size. */
 export interface EditedImage {
   data: Buffer;
@@ -47,9 +75,26 @@ export async function applyImageEdits(
   if (!EDITABLE_IMAGE_TYPES.includes(mime)) {
     throw new MediaError('rest_cannot_edit_file_type', 'This type of file cannot be edited.', 400);
   }
+  if (modifiers.length > EDIT_MAX_MODIFIERS) {
+    throw new MediaError(
+      'rest_invalid_param',
+      `Too many image modifiers (${modifiers.length}); an edit applies at most ${EDIT_MAX_MODIFIERS}.`,
+      400,
+    );
+  }
+  // The header gives the size without decoding the pixels.
+  let header: { width?: number | undefined; height?: number | undefined } = {};
+  try {
+    header = await sharp(bytes).metadata();
+  } catch {
+    // Left to the decode below, which fails with WordPress's error.
+  }
+  if ((header.width ?? 0) * (header.height ?? 0) > EDIT_MAX_PIXELS) {
+    throw tooLarge('This image is too large to edit:', header.width!, header.height!);
+  }
   let image: RawImage;
   try {
-    image = await toRaw(sharp(bytes, { failOn: 'error' }).autoOrient());
+    image = await toRaw(sharp(bytes, { failOn: 'error', limitInputPixels: EDIT_MAX_PIXELS }).autoOrient());
   } catch (error) {
     throw new MediaError('rest_unknown_image_file_type', 'Unable to edit this image.', 500, { cause: error });
   }
@@ -70,6 +115,10 @@ export async function applyImageEdits(
       case 'rotate': {
         const angle = modifier.args.angle % 360;
         if (angle === 0) break;
+        const turned = rotatedSize(image.width, image.height, angle);
+        if (turned.width * turned.height > EDIT_MAX_PIXELS) {
+          throw tooLarge(`Rotating by ${angle}° would make an image of`, turned.width, turned.height);
+        }
         const background = opaque ? { r: 255, g: 255, b: 255, alpha: 1 } : { r: 0, g: 0, b: 0, alpha: 0 };
         let step = fromRaw(image);
         // A rotation by an arbitrary angle uncovers corners; keep them transparent where the format can.

@@ -133,6 +133,29 @@ function decode(s: string): string {
   }
 }
 
+/**
+ * PHP's max_input_nesting_level: a name with more levels of brackets is dropped, as PHP drops it. Without the
+ * bound, `a[x][x]...` ten thousand deep overflowed the stack of whatever walked the value later (a 500).
+ */
+export const MAX_INPUT_NESTING = 64;
+
+/**
+ * The highest integer key of each map the parser builds, for `[]` (PHP's next free element): found by scanning
+ * the keys at each `[]`, `a[x]=1&a[]=1&a[]=1...` was quadratic (40,000 of them in a form body held the
+ * event loop 124 s, before any authentication) and a spread of 200,000 keys overflowed the stack.
+ */
+const highestIntKey = new WeakMap<object, number>();
+
+/** Sets `slot` of a parsed map or list, keeping the map's highest integer key. */
+function setSlot(container: Record<string, unknown> | unknown[], slot: string, value: unknown): void {
+  (container as Record<string, unknown>)[slot] = value;
+  if (!Array.isArray(container) && INT_KEY.test(slot)) {
+    const n = Number(slot);
+    const highest = highestIntKey.get(container);
+    if (highest === undefined || n > highest) highestIntKey.set(container, n);
+  }
+}
+
 function assignPhpKey(target: Record<string, unknown>, key: string, value: unknown): void {
   const open = key.indexOf('[');
   if (open <= 0 || !key.includes(']', open)) {
@@ -147,6 +170,7 @@ function assignPhpKey(target: Record<string, unknown>, key: string, value: unkno
   let m: RegExpExecArray | null = re.exec(key);
   while (m !== null) {
     path.push(m[1] ?? '');
+    if (path.length > MAX_INPUT_NESTING) return;
     m = re.exec(key);
   }
   let container: Record<string, unknown> | unknown[] = target;
@@ -157,21 +181,20 @@ function assignPhpKey(target: Record<string, unknown>, key: string, value: unkno
     if (Array.isArray(existing) || isPlainObject(existing)) next = existing;
     else {
       next = segment === '' ? [] : {};
-      (container as Record<string, unknown>)[slot] = next;
+      setSlot(container, slot, next);
     }
     if (segment === '') {
       if (Array.isArray(next)) {
         slot = String(next.length);
       } else {
-        const ints = Object.keys(next)
-          .filter((k) => INT_KEY.test(k))
-          .map(Number);
-        slot = String(ints.length > 0 ? Math.max(...ints) + 1 : 0);
+        const highest = highestIntKey.get(next);
+        slot = String(highest === undefined ? 0 : highest + 1);
       }
     } else if (Array.isArray(next) && !(INT_KEY.test(segment) && Number(segment) === next.length)) {
       // A named key on a list turns it into a map, as PHP arrays are both.
       const asObject: Record<string, unknown> = { ...next };
-      (container as Record<string, unknown>)[slot] = asObject;
+      if (next.length > 0) highestIntKey.set(asObject, next.length - 1);
+      setSlot(container, slot, asObject);
       next = asObject;
       slot = segment;
     } else {
@@ -179,5 +202,5 @@ function assignPhpKey(target: Record<string, unknown>, key: string, value: unkno
     }
     container = next;
   }
-  (container as Record<string, unknown>)[slot] = value;
+  setSlot(container, slot, value);
 }

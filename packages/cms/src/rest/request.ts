@@ -210,6 +210,15 @@ export class RestRequest {
     if (this.jsonParsed) return this.jsonError;
     this.jsonParsed = true;
     if (!this.isJsonContentType || this.body.trim() === '') return null;
+    if (jsonDepth(this.body) > MAX_JSON_DEPTH) {
+      // json_decode's own limit, with its error: deeper values overflowed the stack of the code walking them.
+      this.jsonError = new RestError('rest_invalid_json', 'Invalid JSON body passed.', {
+        status: 400,
+        json_error_code: 1,
+        json_error_message: 'Maximum stack depth exceeded',
+      });
+      return this.jsonError;
+    }
     try {
       const parsed: unknown = JSON.parse(this.body);
       // json_decode(..., true) of a scalar gives a scalar; only arrays/objects become params.
@@ -354,4 +363,26 @@ export function withoutNul(value: unknown): unknown {
     for (const key of Object.keys(object)) object[key] = withoutNul(object[key]);
   }
   return value;
+}
+
+/** json_decode()'s default depth limit: arrays and objects nested more deeply are refused. */
+export const MAX_JSON_DEPTH = 512;
+
+/** The deepest nesting of arrays and objects in JSON text (strings skipped), in one pass. */
+function jsonDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      depth++;
+      if (depth > deepest) deepest = depth;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return deepest;
 }

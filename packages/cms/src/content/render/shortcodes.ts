@@ -7,7 +7,6 @@
  */
 
 import { escAttr, phpTrim, splitHtml } from './html.ts';
-import { SPACES } from './texturize.ts';
 
 /** Parsed attributes: named ones by lower-case name, positional ones by index. */
 export type ShortcodeAttributes = Record<string, string>;
@@ -25,30 +24,189 @@ const NAME_CHAR = '[^<>&/\\[\\]\\x00-\\x20=]';
 const NAME_FINDER = new RegExp(`\\[(${NAME_CHAR}+)`, 'g');
 const VALID_NAME = new RegExp(`^${NAME_CHAR}+$`);
 
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+/**
+ * A shortcode found at a position of a text, with the groups of WordPress's get_shortcode_regex(): 1 `[` escape,
+ * 2 name, 3 attributes, 4 self-closer, 5 content, 6 `]` escape; `end` is where the match ends.
+ */
+interface ShortcodeMatch {
+  groups: (string | undefined)[];
+  end: number;
 }
 
-/** get_shortcode_regex(): groups 1 `[` escape, 2 name, 3 attributes, 4 self-closer, 5 content, 6 `]` escape. */
-export function shortcodeRegexSource(tagnames: readonly string[]): string {
-  const tags = tagnames.map(escapeRegExp).join('|');
-  return (
-    `\\[(\\[?)(${tags})(?![\\w-])([^\\]/]*(?:/(?!\\])[^\\]/]*)*?)` +
-    `(?:(/)\\]|\\](?:([^[]*(?:\\[(?!/\\2\\])[^[]*)*)\\[/\\2\\])?)(\\]?)`
-  );
+/**
+ * Finds shortcodes as get_shortcode_regex() does, in time linear in the text. That pattern, run by a
+ * backtracking engine, rescans the rest of the text from every `[tag` without a `]` after it, and from every
+ * opening tag without a closing one: 900 KB of "[caption " held the event loop for 234 s (PHP's backtrack limit
+ * makes WordPress give up on such content instead). Here the next `]` and the next `[/tag]` are looked up once
+ * and remembered, since the scan only moves forward. Semantics kept: the attributes run to the first `]` (a `/`
+ * just before it makes the shortcode self-closing); the enclosed content runs to the first `[/tag]` after it,
+ * when there is one; a `[` before and a `]` after are the escape groups.
+ */
+class ShortcodeScanner {
+  readonly #text: string;
+  readonly #tags: readonly string[];
+  /** Position of the next `]` at or after the position last asked for (-1: none), and that position. */
+  #bracket = { from: -1, at: -1 };
+  readonly #closers = new Map<string, { from: number; at: number }>();
+
+  constructor(text: string, tags: readonly string[]) {
+    this.#text = text;
+    this.#tags = tags;
+  }
+
+  #next(cache: { from: number; at: number }, needle: string, from: number): number {
+    // Positions asked for only grow, so a remembered answer at or after `from` (or "none") still holds.
+    if (cache.from >= 0 && cache.from <= from && (cache.at === -1 || cache.at >= from)) return cache.at;
+    cache.from = from;
+    cache.at = this.#text.indexOf(needle, from);
+    return cache.at;
+  }
+
+  /** The name of a registered shortcode starting at `at` (not followed by a name character), or undefined. */
+  #tagAt(at: number): string | undefined {
+    const text = this.#text;
+    for (const tag of this.#tags) {
+      if (!text.startsWith(tag, at)) continue;
+      const after = text[at + tag.length];
+      if (after === undefined || !/[\w-]/.test(after)) return tag;
+    }
+    return undefined;
+  }
+
+  /**
+   * The opening tag at `at` (its `[`): name, attributes, whether self-closing and where it ends; with
+   * `escapes`, a `[` doubled before the name is the escape group, as in do_shortcode's pattern.
+   */
+  #opening(at: number, escapes: boolean) {
+    const text = this.#text;
+    if (text[at] !== '[') return undefined;
+    let open = '';
+    let name = at + 1;
+    let tag = escapes && text[name] === '[' ? this.#tagAt(name + 1) : undefined;
+    if (tag !== undefined) {
+      open = '[';
+      name += 1;
+    } else {
+      tag = this.#tagAt(name);
+    }
+    if (tag === undefined) return undefined;
+    const attrsFrom = name + tag.length;
+    const close = this.#next(this.#bracket, ']', attrsFrom);
+    if (close === -1) return undefined;
+    const selfClosing = close > attrsFrom && text[close - 1] === '/';
+    return {
+      open,
+      tag,
+      attributes: text.slice(attrsFrom, selfClosing ? close - 1 : close),
+      selfClosing,
+      end: close + 1,
+    };
+  }
+
+  /** Where the content enclosed by `tag` from `from` ends (its `[/tag]`), or -1 when it is never closed. */
+  #closer(tag: string, from: number): number {
+    let cache = this.#closers.get(tag);
+    if (!cache) {
+      cache = { from: -1, at: -1 };
+      this.#closers.set(tag, cache);
+    }
+    return this.#next(cache, `[/${tag}]`, from);
+  }
+
+  /** The do_shortcode match starting at `at`, or undefined. */
+  matchAt(at: number): ShortcodeMatch | undefined {
+    const opening = this.#opening(at, true);
+    if (!opening) return undefined;
+    const groups: (string | undefined)[] = [undefined, opening.open, opening.tag, opening.attributes];
+    let end = opening.end;
+    if (opening.selfClosing) groups[4] = '/';
+    else {
+      const closer = this.#closer(opening.tag, end);
+      if (closer !== -1) {
+        groups[5] = this.#text.slice(end, closer);
+        end = closer + opening.tag.length + 3;
+      }
+    }
+    const escape = this.#text[end] === ']' ? ']' : '';
+    groups[6] = escape;
+    end += escape.length;
+    groups[0] = this.#text.slice(at, end);
+    return { groups, end };
+  }
+
+  /**
+   * Where a shortcode starting at `at` may end for shortcode_unautop (no escape groups): after its closing tag
+   * when it has one, else after its opening tag; the first is tried first, as the pattern's greedy group does.
+   */
+  endsAt(at: number): number[] {
+    const opening = this.#opening(at, false);
+    if (!opening) return [];
+    if (opening.selfClosing) return [opening.end];
+    const closer = this.#closer(opening.tag, opening.end);
+    return closer === -1 ? [opening.end] : [closer + opening.tag.length + 3, opening.end];
+  }
+}
+
+/** Replaces each shortcode of `tags` in `text`, left to right, by `replace(groups)`. */
+function replaceShortcodes(
+  text: string,
+  tags: readonly string[],
+  replace: (groups: (string | undefined)[]) => string,
+): string {
+  const scanner = new ShortcodeScanner(text, tags);
+  let out = '';
+  let copied = 0;
+  for (let at = text.indexOf('['); at !== -1; ) {
+    const match = scanner.matchAt(at);
+    if (!match) {
+      at = text.indexOf('[', at + 1);
+      continue;
+    }
+    out += text.slice(copied, at) + replace(match.groups);
+    copied = match.end;
+    at = text.indexOf('[', match.end);
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
+/** The length of the run of spaces (texturize's SPACES: whitespace, U+00A0, `&nbsp;`) at `at`. */
+function spacesAt(text: string, at: number): number {
+  let i = at;
+  for (;;) {
+    const c = text[i];
+    if (c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\u00a0') i += 1;
+    else if (c === '&' && text.startsWith('&nbsp;', i)) i += 6;
+    else return i - at;
+  }
 }
 
 const ATTS_REGEX =
   /([\w-]+)\s*=\s*"([^"]*)"(?:\s|$)|([\w-]+)\s*=\s*'([^']*)'(?:\s|$)|([\w-]+)\s*=\s*([^\s'"]+)(?:\s|$)|"([^"]*)"(?:\s|$)|'([^']*)'(?:\s|$)|(\S+)(?:\s|$)/g;
 
-/** PHP's stripcslashes() for the escapes shortcode attributes use. */
+/**
+ * Characters an escape sequence must not produce as themselves: kses saw the attribute still escaped, so a
+ * `\x3c` would otherwise become markup it never checked ([caption caption="\x3cscript..."] run as script for
+ * a contributor). They come out as the entities that display the same character.
+ */
+const MARKUP_FROM_ESCAPE: Readonly<Record<string, string>> = {
+  '<': '&lt;',
+  '>': '&gt;',
+  '&': '&amp;',
+  '"': '&quot;',
+  "'": '&#039;',
+};
+
+/** PHP's stripcslashes() for the escapes shortcode attributes use; hex and octal escapes never spell markup. */
 function stripCSlashes(s: string): string {
   return s.replace(/\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3}|.)/g, (_m, e: string) => {
     const simple: Record<string, string> = { n: '\n', t: '\t', r: '\r', a: '\x07', v: '\v', b: '\b', f: '\f' };
     if (e in simple) return simple[e] as string;
-    if (e[0] === 'x' && e.length > 1) return String.fromCharCode(Number.parseInt(e.slice(1), 16));
-    if (/^[0-7]+$/.test(e)) return String.fromCharCode(Number.parseInt(e, 8) & 0xff);
-    return e;
+    let code: number | undefined;
+    if (e[0] === 'x' && e.length > 1) code = Number.parseInt(e.slice(1), 16);
+    else if (/^[0-7]+$/.test(e)) code = Number.parseInt(e, 8) & 0xff;
+    if (code === undefined) return e;
+    const char = String.fromCharCode(code);
+    return MARKUP_FROM_ESCAPE[char] ?? char;
   });
 }
 
@@ -79,9 +237,8 @@ export function parseShortcodeAttributes(text: string): ShortcodeAttributes {
 /** The registered shortcodes of a site. */
 export class ShortcodeRegistry {
   readonly #handlers = new Map<string, ShortcodeHandler>();
-  /** The names and the shortcode_unautop pattern, made again when a shortcode is (un)registered. */
+  /** The names, in registration order, made again when a shortcode is (un)registered. */
   #tags: string[] = [];
-  #unautopPattern: RegExp | null = null;
 
   /** add_shortcode(). */
   register(tag: string, handler: ShortcodeHandler): void {
@@ -98,7 +255,6 @@ export class ShortcodeRegistry {
 
   #changed(): void {
     this.#tags = [...this.#handlers.keys()];
-    this.#unautopPattern = null;
   }
 
   /** The registered names, in registration order (do not change the array). */
@@ -117,9 +273,7 @@ export class ShortcodeRegistry {
     if (!content.includes('[') || this.#handlers.size === 0) return content;
     const tagnames = this.#tagsIn(content);
     if (tagnames.length === 0) return content;
-    const source = shortcodeRegexSource(tagnames);
-    let out = escapeInHtmlTags(content);
-    out = out.replace(new RegExp(source, 'g'), (...m: (string | undefined)[]) => this.#render(m));
+    const out = replaceShortcodes(escapeInHtmlTags(content), tagnames, (m) => this.#render(m));
     return unescapeBrackets(out);
   }
 
@@ -128,9 +282,7 @@ export class ShortcodeRegistry {
     if (!content.includes('[') || this.#handlers.size === 0) return content;
     const tagnames = this.#tagsIn(content);
     if (tagnames.length === 0) return content;
-    const source = shortcodeRegexSource(tagnames);
-    let out = escapeInHtmlTags(content);
-    out = out.replace(new RegExp(source, 'g'), (...m: (string | undefined)[]) => {
+    const out = replaceShortcodes(escapeInHtmlTags(content), tagnames, (m) => {
       if (m[1] === '[' && m[6] === ']') return (m[0] as string).slice(1, -1);
       return `${m[1] ?? ''}${m[6] ?? ''}`;
     });
@@ -139,16 +291,26 @@ export class ShortcodeRegistry {
 
   /** shortcode_unautop(): unwraps a shortcode standing alone in a paragraph. */
   unautop(text: string): string {
-    // The pattern starts with `<p>` and a shortcode's `[`.
+    // A paragraph holding only a shortcode (and spaces) loses its <p> and </p>.
     if (this.#handlers.size === 0 || !text.includes('[')) return text;
-    if (!this.#unautopPattern) {
-      const tags = this.#tags.map(escapeRegExp).join('|');
-      this.#unautopPattern = new RegExp(
-        `<p>(?:${SPACES})*(\\[(${tags})(?![\\w-])[^\\]/]*(?:/(?!\\])[^\\]/]*)*?(?:/\\]|\\](?:[^[]*(?:\\[(?!/\\2\\])[^[]*)*\\[/\\2\\])?))(?:${SPACES})*</p>`,
-        'g',
-      );
+    const scanner = new ShortcodeScanner(text, this.#tags);
+    let out = '';
+    let copied = 0;
+    for (let at = text.indexOf('<p>'); at !== -1; ) {
+      const start = at + 3 + spacesAt(text, at + 3);
+      let unwrapped = false;
+      for (const end of scanner.endsAt(start)) {
+        const after = end + spacesAt(text, end);
+        if (!text.startsWith('</p>', after)) continue;
+        out += text.slice(copied, at) + text.slice(start, end);
+        copied = after + 4;
+        at = text.indexOf('<p>', copied);
+        unwrapped = true;
+        break;
+      }
+      if (!unwrapped) at = text.indexOf('<p>', at + 1);
     }
-    return text.replace(this.#unautopPattern, '$1');
+    return copied === 0 ? text : out + text.slice(copied);
   }
 
   #render(m: (string | undefined)[]): string {
