@@ -88,6 +88,17 @@ export const tripsConfigSpec = {
   ingestBodyLimitMb: env('TRIPS_INGEST_BODY_LIMIT_MB', positiveIntSchema(64), {
     doc: 'Largest upload after decompression, in MiB',
   }),
+  ingestMemoryMb: env(
+    'TRIPS_INGEST_MEMORY_MB',
+    z.coerce
+      .number({ error: 'must be a positive integer' })
+      .int({ error: 'must be a positive integer' })
+      .positive({ error: 'must be a positive integer' })
+      .optional(),
+    {
+      doc: 'Upload bodies an ingest process holds at once, in MiB (past it: 503 and Retry-After); default 8x TRIPS_INGEST_BODY_LIMIT_MB, never less than it',
+    },
+  ),
   scoringThreads: env('TRIPS_SCORING_THREADS', positiveIntSchema(1), {
     doc: 'Worker threads scoring trips (each holds a copy of the road graph)',
   }),

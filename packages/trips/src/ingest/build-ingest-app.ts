@@ -17,6 +17,7 @@ import { TRIP_ID_PATTERN } from '../ids.ts';
 import { authenticateIngestKey, type IngestPrincipal } from '../store/ingest-keys.ts';
 import type { TripsDatabase } from '../store/open-trips-database.ts';
 import { acceptUpload } from './accept-upload.ts';
+import { BodyBudget } from './body-budget.ts';
 import { parseTelemetryBody } from './telemetry-body.ts';
 
 /** Default uploads per minute per ingest key. */
@@ -30,6 +31,8 @@ export interface IngestAppOptions {
   logger: Logger;
   clock?: () => number;
   bodyLimitBytes?: number;
+  /** Bytes of upload bodies held at once (BodyBudget); default eight times the body limit. */
+  bodyBudgetBytes?: number;
   /** Called after each new upload is committed (wakes the scoring worker of this process). */
   onQueued?: (tripId: string) => void;
   rateLimit?: { perMinute?: number; redis?: Redis | undefined };
@@ -143,6 +146,18 @@ export async function buildIngestApp(options: IngestAppOptions): Promise<Fastify
             429,
             `rate limit exceeded: ${context.max} uploads per minute for this key; retry in ${Math.max(1, Math.ceil(context.ttl / 1000))} s`,
           ),
+      });
+
+      // After the rate limit: a key over its limit is refused without taking any of the budget.
+      const budget = new BodyBudget(options.bodyBudgetBytes ?? 8 * bodyLimitBytes);
+      ingest.addHook('preParsing', async (req, reply, payload) => {
+        if (req.method !== 'POST') return payload;
+        const declared = Number(req.headers['content-length']);
+        const gzip = (req.headers['content-encoding'] ?? '').trim() !== '';
+        // A gzip body's declared length is its compressed size: it can only say too much, not too little.
+        return budget.meter(payload, Number.isFinite(declared) && !gzip ? declared : undefined, (release) =>
+          reply.raw.once('close', release),
+        );
       });
 
       ingest.post('/trips', async (req, reply) => {
@@ -281,6 +296,7 @@ function sendIngestError(
   if ((err as FastifyError).code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') err = unsupportedContentType(req);
   if (err instanceof ApiError) {
     if (err.statusCode === 401) reply.header('www-authenticate', 'Bearer realm="trips-ingest"');
+    if (err.statusCode === 503) reply.header('retry-after', '2');
     return reply.code(err.statusCode).send({ ok: false, error: err.message });
   }
   if (err instanceof InvalidInputError) return reply.code(400).send({ ok: false, error: err.message });

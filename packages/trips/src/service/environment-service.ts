@@ -76,6 +76,9 @@ export async function startEnvironment(options: EnvironmentServiceOptions): Prom
     logger,
     clock,
     bodyLimitBytes: config.ingestBodyLimitMb * 1024 * 1024,
+    // Never below one upload of the largest size, which would otherwise be refused for good.
+    bodyBudgetBytes:
+      Math.max(config.ingestMemoryMb ?? 8 * config.ingestBodyLimitMb, config.ingestBodyLimitMb) * 1024 * 1024,
     rateLimit: { perMinute: config.ingestRateLimitPerMin, redis: options.redis },
     metricsToken: config.metricsToken,
     onQueued: () => worker?.notify(),
