@@ -127,9 +127,9 @@ class ShortcodeScanner {
         end = closer + opening.tag.length + 3;
       }
     }
-    const escape = this.#text[end] === ']' ? ']' : '';
-    groups[6] = escape;
-    end += escape.length;
+    const closingEscape = this.#text[end] === ']' ? ']' : '';
+    groups[6] = closingEscape;
+    end += closingEscape.length;
     groups[0] = this.#text.slice(at, end);
     return { groups, end };
   }
