@@ -81,10 +81,13 @@ function slugClass(value: unknown): string {
     .replace(/^-|-$/g, '');
 }
 
-/** wp_render_layout_support_flag(): layout classes on the block's outer element. */
-function addLayoutClasses(content: string, block: ParsedBlock, state: BlockRenderState): string {
+/**
+ * wp_render_layout_support_flag(): the layout classes of a block that supports layout (undefined for other
+ * blocks). They go after the first `class="` of the block's HTML; the caller puts them there.
+ */
+function layoutClasses(block: ParsedBlock, state: BlockRenderState): string | undefined {
   const defaults = LAYOUT_BLOCKS[block.blockName ?? ''];
-  if (!defaults) return content;
+  if (!defaults) return undefined;
   const attrs = block.attrs ?? {};
   const layout: Record<string, unknown> = { ...(attrs.layout ?? defaults) };
   if (layout.inherit || layout.contentSize) layout.type = 'constrained';
@@ -106,7 +109,140 @@ function addLayoutClasses(content: string, block: ParsedBlock, state: BlockRende
         layout.verticalAlignment ||
         layout.orientation === 'vertical'));
   if (styled) classes.push(`wp-container-${++state.containerCounter}`);
-  return content.replace('class="', `class="${classes.join(' ')} `);
+  return classes.join(' ');
+}
+
+const CLASS_ATTRIBUTE = 'class="';
+
+/** Where a block's output starts in a {@link BlockOutput}. */
+interface OutputMark {
+  piece: number;
+  at: number;
+  match: number;
+  insert: number;
+  tail: string;
+}
+
+/**
+ * The HTML of blocks being rendered, kept as the pieces of saved HTML in order plus the layout classes to insert
+ * into them. Each block's layout classes go after the first `class="` of its own output, inner blocks included;
+ * splicing them into a string at every level copied the whole subtree once per level (quadratic in the
+ * nesting depth). Here every `class="` of the saved HTML is found once, as the pieces arrive, and a block's
+ * first one is a look-up. Inserted classes never contain `class="` nor make one with their neighbours, so the
+ * matches found in the saved HTML are the matches of the final HTML.
+ */
+class BlockOutput {
+  readonly #pieces: string[] = [];
+  /** Length of the saved HTML so far. */
+  #length = 0;
+  /** Where each `class="` of the saved HTML starts, in order. */
+  readonly #matches: number[] = [];
+  /** The last characters of the saved HTML, to find a `class="` spread over two pieces. */
+  #tail = '';
+  /** Classes to insert at a position of the saved HTML, in the order the blocks finished (inner first). */
+  readonly #inserts: Array<{ at: number; text: string }> = [];
+
+  mark(): OutputMark {
+    return {
+      piece: this.#pieces.length,
+      at: this.#length,
+      match: this.#matches.length,
+      insert: this.#inserts.length,
+      tail: this.#tail,
+    };
+  }
+
+  append(piece: string): void {
+    if (piece === '') return;
+    const keep = CLASS_ATTRIBUTE.length - 1;
+    const base = this.#length;
+    // A match starting in the tail and ending in this piece.
+    const tail = this.#tail;
+    const seam = tail + piece.slice(0, keep);
+    const across = seam.indexOf(CLASS_ATTRIBUTE);
+    if (across !== -1 && across < tail.length) this.#matches.push(base - tail.length + across);
+    for (let i = piece.indexOf(CLASS_ATTRIBUTE); i !== -1; i = piece.indexOf(CLASS_ATTRIBUTE, i + 1)) {
+      this.#matches.push(base + i);
+    }
+    this.#pieces.push(piece);
+    this.#length += piece.length;
+    this.#tail = piece.length >= keep ? piece.slice(-keep) : (tail + piece).slice(-keep);
+  }
+
+  /** Puts `classes` after the first `class="` written since `mark`, if there is one. */
+  addClasses(mark: OutputMark, classes: string): void {
+    const matches = this.#matches;
+    let i = mark.match;
+    // At most one match can start before the mark and end after it.
+    if (i < matches.length && (matches[i] as number) < mark.at) i += 1;
+    if (i < matches.length)
+      this.#inserts.push({ at: (matches[i] as number) + CLASS_ATTRIBUTE.length, text: `${classes} ` });
+  }
+
+  /** The HTML written since `mark`, with its classes inserted. */
+  html(mark: OutputMark): string {
+    const inserts = this.#inserts
+      .slice(mark.insert)
+      .map((insert, order) => ({ ...insert, order }))
+      // At one position, a later (outer) block's classes come first, as if each had been inserted in turn.
+      .sort((a, b) => a.at - b.at || b.order - a.order);
+    const parts: string[] = [];
+    let next = 0;
+    let at = mark.at;
+    for (let p = mark.piece; p < this.#pieces.length; p++) {
+      const piece = this.#pieces[p] as string;
+      const end = at + piece.length;
+      let from = 0;
+      for (; next < inserts.length && (inserts[next]?.at as number) <= end; next++) {
+        const insert = inserts[next] as { at: number; text: string };
+        parts.push(piece.slice(from, insert.at - at), insert.text);
+        from = insert.at - at;
+      }
+      parts.push(from === 0 ? piece : piece.slice(from));
+      at = end;
+    }
+    return parts.join('');
+  }
+
+  /** The HTML written since `mark`, removed from the output. */
+  take(mark: OutputMark): string {
+    const html = this.html(mark);
+    this.#pieces.length = mark.piece;
+    this.#length = mark.at;
+    this.#matches.length = mark.match;
+    this.#inserts.length = mark.insert;
+    this.#tail = mark.tail;
+    return html;
+  }
+}
+
+/** A block being rendered: the next of its inner content chunks and inner blocks, and where its output starts. */
+interface RenderFrame {
+  block: ParsedBlock;
+  chunk: number;
+  child: number;
+  mark: OutputMark;
+}
+
+/**
+ * How much text the parsed blocks may repeat from the content before the unclosed blocks are closed at its
+ * end instead (see {@link BlockRegistry.parse}).
+ */
+export const MAX_REPEATED_BLOCK_TEXT = 1024 * 1024;
+
+// A closer the parser accepts for any open block (it does not compare names).
+const ANY_CLOSER = '<!-- /wp:x -->';
+
+/** The length of the saved HTML of the blocks (at least `limit` when it reaches it). */
+function savedTextLength(blocks: ParsedBlock[], limit: number): number {
+  let total = 0;
+  const stack: ParsedBlock[] = [...blocks];
+  for (let block = stack.pop(); block; block = stack.pop()) {
+    for (const chunk of block.innerContent) if (chunk) total += chunk.length;
+    if (total >= limit) return total;
+    for (const inner of block.innerBlocks) stack.push(inner);
+  }
+  return total;
 }
 
 /** The block renderers of a site: dynamic blocks by name. */
@@ -118,57 +254,105 @@ export class BlockRegistry {
     this.#dynamic.set(name, renderer);
   }
 
+  /**
+   * parse_blocks() with a bound. When several blocks are still open at the end of the content, the parser (as
+   * WordPress's) makes each one a top-level block holding the whole rest of the content, delimiters included:
+   * n unclosed openers repeat the text n times over, 34 MB from 34 KB of `<!-- wp:group -->` (WordPress
+   * itself runs out of memory). Up to {@link MAX_REPEATED_BLOCK_TEXT} of repeated text renders as WordPress
+   * renders it; past that, the open blocks are closed at the end of the content and nest.
+   */
+  parse(content: string): ParsedBlock[] {
+    const blocks = parseBlocks(content);
+    const limit = content.length + MAX_REPEATED_BLOCK_TEXT;
+    if (savedTextLength(blocks, limit + 1) <= limit) return blocks;
+    // Enough closers for every opener (each starts with `<!--`); the parser keeps those left over as one
+    // freeform block at the end, which is dropped.
+    const closers = ANY_CLOSER.repeat(content.split('<!--').length - 1);
+    const closed = parseBlocks(content + closers);
+    const last = closed[closed.length - 1];
+    if (last && last.blockName === null && closers.endsWith(last.innerHTML)) closed.pop();
+    return closed;
+  }
+
   /** render_block(): one parsed block to HTML. */
   renderBlock(block: ParsedBlock, state: BlockRenderState): string {
-    let html = '';
-    let index = 0;
-    for (const chunk of block.innerContent) {
-      if (typeof chunk === 'string') html += chunk;
-      else {
-        const inner = block.innerBlocks[index++];
-        if (inner) html += this.renderBlock(inner, state);
+    return this.#renderAll([block], state);
+  }
+
+  /**
+   * render_block() of each block, concatenated. The tree is walked with an explicit stack, so no nesting depth
+   * overflows the call stack, and in time linear in the saved HTML (dynamic blocks aside: each gets its
+   * inner HTML as one string).
+   */
+  #renderAll(blocks: ParsedBlock[], state: BlockRenderState): string {
+    const out = new BlockOutput();
+    const start = out.mark();
+    const stack: RenderFrame[] = [];
+    for (const top of blocks) {
+      stack.push({ block: top, chunk: 0, child: 0, mark: out.mark() });
+      while (stack.length > 0) {
+        const frame = stack[stack.length - 1] as RenderFrame;
+        const { block } = frame;
+        if (frame.chunk < block.innerContent.length) {
+          const chunk = block.innerContent[frame.chunk++];
+          if (typeof chunk === 'string') out.append(chunk);
+          else {
+            const inner = block.innerBlocks[frame.child++];
+            if (inner) stack.push({ block: inner, chunk: 0, child: 0, mark: out.mark() });
+          }
+          continue;
+        }
+        stack.pop();
+        if (!block.blockName) continue;
+        const dynamic = this.#dynamic.get(block.blockName);
+        if (dynamic) out.append(dynamic(block.attrs ?? {}, out.take(frame.mark), block, state));
+        const classes = layoutClasses(block, state);
+        if (classes !== undefined) out.addClasses(frame.mark, classes);
       }
     }
-    const dynamic = block.blockName ? this.#dynamic.get(block.blockName) : undefined;
-    if (dynamic) html = dynamic(block.attrs ?? {}, html, block, state);
-    return block.blockName ? addLayoutClasses(html, block, state) : html;
+    return out.html(start);
   }
 
   /** do_blocks(): every block of the content rendered, delimiters removed. */
   render(content: string, state: BlockRenderState): string {
     // Without an HTML comment there is no block delimiter: one freeform block, rendered as it is.
     if (!content.includes('<!--')) return content;
-    let out = '';
-    for (const block of parseBlocks(content)) out += this.renderBlock(block, state);
-    return out;
+    return this.#renderAll(this.parse(content), state);
   }
 
   /** excerpt_remove_blocks(): only the blocks that make sense in an excerpt, rendered. */
   renderForExcerpt(content: string, state: BlockRenderState): string {
     if (!content.includes('<!--')) return content;
-    let out = '';
-    for (const block of parseBlocks(content)) {
+    const kept: ParsedBlock[] = [];
+    for (const block of this.parse(content)) {
       if (!EXCERPT_BLOCKS.has(block.blockName)) continue;
       if (block.innerBlocks.length > 0) {
         if (EXCERPT_WRAPPERS.has(block.blockName)) {
-          out += this.#renderExcerptInner(block, state);
+          excerptInnerBlocks(block, kept);
           continue;
         }
         const nested = block.innerBlocks.some((b) => !EXCERPT_INNER.has(b.blockName) || b.innerBlocks.length > 0);
         if (nested) continue;
       }
-      out += this.renderBlock(block, state);
+      kept.push(block);
     }
-    return out;
+    return this.#renderAll(kept, state);
   }
+}
 
-  #renderExcerptInner(block: ParsedBlock, state: BlockRenderState): string {
-    let out = '';
-    for (const inner of block.innerBlocks) {
-      if (!EXCERPT_BLOCKS.has(inner.blockName)) continue;
-      out += inner.innerBlocks.length === 0 ? this.renderBlock(inner, state) : this.#renderExcerptInner(inner, state);
+/** _excerpt_render_inner_blocks(): the excerpt blocks inside a wrapper, wrappers opened, in order. */
+function excerptInnerBlocks(wrapper: ParsedBlock, kept: ParsedBlock[]): void {
+  const stack = [{ blocks: wrapper.innerBlocks, next: 0 }];
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1] as { blocks: ParsedBlock[]; next: number };
+    const inner = top.blocks[top.next++];
+    if (!inner) {
+      stack.pop();
+      continue;
     }
-    return out;
+    if (!EXCERPT_BLOCKS.has(inner.blockName)) continue;
+    if (inner.innerBlocks.length === 0) kept.push(inner);
+    else stack.push({ blocks: inner.innerBlocks, next: 0 });
   }
 }
 

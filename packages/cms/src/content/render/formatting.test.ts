@@ -45,6 +45,8 @@ const BALANCE = [
   'love <3 you',
   '<span><span>nest',
   '<hr/><div/>',
+  '<div><span><b>x</i></span>y</b></div></div>',
+  '<q><div><q>a</div></q>b</q>',
 ];
 
 const WORDS = [
@@ -96,6 +98,13 @@ describe('formatting helpers', () => {
 
   it('leaves unregistered shortcodes as written', () => {
     expect(new ShortcodeRegistry().expand('[gallery ids="1"]')).toBe('[gallery ids="1"]');
+  });
+
+  // Each stray closing tag used to scan the whole stack of open tags: 200,000 of them took minutes.
+  it('balances deep nesting with many stray closing tags', () => {
+    const n = 200_000;
+    const out = forceBalanceTags(`${'<div>'.repeat(n)}x${'</span>'.repeat(n)}${'</div>'.repeat(n - 1)}`);
+    expect(out).toBe(`${'<div>'.repeat(n)}x${'</div>'.repeat(n)}`);
   });
 
   it('normalizes white space as WordPress compares revisions', () => {
