@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { type BlockRenderState, BlockRegistry, MAX_REPEATED_BLOCK_TEXT, type ParsedBlock, parseBlocks } from './blocks.ts';
+import {
+  BlockRegistry,
+  type BlockRenderState,
+  MAX_REPEATED_BLOCK_TEXT,
+  type ParsedBlock,
+  parseBlocks,
+} from './blocks.ts';
 
 describe('BlockRegistry', () => {
   it('renders content without block delimiters as the parser and render_block would: as it is', () => {
