@@ -1,9 +1,8 @@
 import { mkdtempSync } from 'node:fs';
-import { createServer, connect as netConnect, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { connectRedis, type Redis } from '@svc/platform';
-import { testRedis } from '@svc/platform/testing';
+import { TcpRelay, testRedis } from '@svc/platform/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApiApp } from '../src/api/build-api-app.ts';
@@ -12,56 +11,9 @@ import { buildWorld, quietLogger } from './fixtures/world.ts';
 
 const redis = testRedis();
 
-/**
- * A TCP relay in front of the test Redis, which a test can take away (connections refused, as when Redis
- * stops or restarts), freeze (connections open, nothing answered, as a hung server or a lost network) and
- * bring back, without touching the shared Redis server.
- */
-class RedisRelay {
-  private server: Server | undefined;
-  private readonly sockets = new Set<Socket>();
-  private frozen = false;
-  port = 0;
-  constructor(private readonly target: URL) {}
-
-  async up(): Promise<void> {
-    this.frozen = false;
-    this.server = createServer((client) => {
-      const upstream = netConnect(Number(this.target.port || 6379), this.target.hostname);
-      for (const s of [client, upstream]) {
-        this.sockets.add(s);
-        s.on('error', () => {});
-        s.on('close', () => {
-          this.sockets.delete(s);
-          client.destroy();
-          upstream.destroy();
-        });
-      }
-      client.on('data', (d) => {
-        if (!this.frozen) upstream.write(d);
-      });
-      upstream.on('data', (d) => {
-        if (!this.frozen) client.write(d);
-      });
-    });
-    await new Promise<void>((resolve) => this.server!.listen(this.port, '127.0.0.1', resolve));
-    this.port = (this.server.address() as { port: number }).port;
-  }
-
-  async down(): Promise<void> {
-    const closed = new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve());
-    for (const s of this.sockets) s.destroy();
-    await closed;
-  }
-
-  freeze(): void {
-    this.frozen = true;
-  }
-}
-
 describe.skipIf(redis.skip)(`the API while Redis is away (${redis.label})`, () => {
-  const target = new URL(redis.url || 'redis://127.0.0.1:6379');
-  const relay = new RedisRelay(target);
+  // In front of the test Redis: taken away, frozen and brought back without touching the shared server.
+  const relay = TcpRelay.forUrl(redis.url || 'redis://127.0.0.1:6379', 6379);
   let database: TripsDatabase;
   let client: Redis;
   let app: FastifyInstance;
@@ -73,9 +25,7 @@ describe.skipIf(redis.skip)(`the API while Redis is away (${redis.label})`, () =
     database = await openTripsDatabase({ environment: 'sandbox', sqliteFile: path.join(dir, 't.db') });
     const world = await buildWorld(database, { tripsPerFleet: 1 });
     headers = { authorization: `Bearer ${world.fleets[0]!.token}` };
-    const url = new URL(target);
-    url.host = `127.0.0.1:${relay.port}`;
-    client = await connectRedis(url.toString(), { keyPrefix: redis.keyPrefix });
+    client = await connectRedis(relay.urlThrough(redis.url), { keyPrefix: redis.keyPrefix });
     app = await buildApiApp({
       environment: 'sandbox',
       database,
