@@ -83,6 +83,20 @@ export async function rescore(
       })
       .returningAll()
       .executeTakeFirstOrThrow();
+    // Two processes started at the same moment each found no open run and created one: the earliest open run
+    // is the one, the other is removed (nothing has used it), and its lease below lets one process work on it.
+    const first = await db
+      .selectFrom('rescore_runs')
+      .selectAll()
+      .where('finished_at_ms', 'is', null)
+      .where('model_version', '=', modelVersion)
+      .where('all_trips', '=', all ? 1 : 0)
+      .orderBy('run_id', 'asc')
+      .executeTakeFirstOrThrow();
+    if (first.run_id !== run.run_id) {
+      await db.deleteFrom('rescore_runs').where('run_id', '=', run.run_id).execute();
+      run = first;
+    }
   }
   const runId = run.run_id;
   // One process per run: a second rescore started meanwhile stops here instead of repeating the work.
