@@ -17,6 +17,11 @@ export interface RescoreOptions {
   onProgress?: (done: number, total: number) => void;
   /** How long the run is held without renewal (default 5 minutes; renewed with every batch). */
   leaseMs?: number;
+  /**
+   * Stops the run after the trips being scored (Ctrl-C): what was done is recorded and the lease released,
+   * so running the command again resumes at once.
+   */
+  signal?: AbortSignal;
 }
 
 /** How long a rescore holds its run without renewing it (it renews with every batch). */
@@ -36,6 +41,8 @@ export interface RescoreResult {
   rescored: number;
   failed: number;
   total: number;
+  /** True when `signal` stopped the run before the end (it resumes at the next rescore). */
+  interrupted: boolean;
   /**
    * Trips this run would have taken whose location data was deleted (retention, a driver's erasure): they
    * cannot be scored again and keep the score they have.
@@ -170,6 +177,17 @@ export async function rescore(
       if (batch.length === 0) break;
       const done = batch.map(() => false);
       for (let i = 0; i < batch.length; i += concurrency) {
+        if (options.signal?.aborted) {
+          if (i > 0) {
+            await db
+              .updateTable('rescore_runs')
+              .set({ cursor: batch[i - 1]!.trip_id, rescored, failed })
+              .where('run_id', '=', runId)
+              .where('lease_owner', '=', owner)
+              .execute();
+          }
+          return result(true);
+        }
         const outcomes = await Promise.allSettled(
           batch.slice(i, i + concurrency).map(async (upload, k) => {
             const ref = {
@@ -242,6 +260,19 @@ export async function rescore(
       options.onProgress?.(rescored + failed, total);
     }
     await db.updateTable('rescore_runs').set({ finished_at_ms: clock() }).where('run_id', '=', runId).execute();
-    return { runId, resumed: open !== undefined, modelVersion, rescored, failed, total, keptWithoutTelemetry };
+    return result(false);
+
+    function result(interrupted: boolean): RescoreResult {
+      return {
+        runId,
+        resumed: open !== undefined,
+        modelVersion,
+        rescored,
+        failed,
+        total,
+        interrupted,
+        keptWithoutTelemetry,
+      };
+    }
   }
 }
