@@ -13,15 +13,22 @@ export class RedisUnavailableError extends DomainError {
 
 /**
  * Connects to Redis and waits until it answers PING (fails fast with a one-line error otherwise).
- * After start-up the client reconnects by itself; commands issued while it is down fail quickly
- * instead of queueing without bound.
+ * After start-up the client reconnects by itself; a command issued while it is not connected fails at
+ * once, and one Redis does not answer fails after `commandTimeoutMs`, so callers that can do without
+ * Redis (the rate limits) go on at once rather than wait for the reconnection attempts.
  */
-export async function connectRedis(url: string, options: { keyPrefix?: string; connectTimeoutMs?: number } = {}) {
+export async function connectRedis(
+  url: string,
+  options: { keyPrefix?: string; connectTimeoutMs?: number; commandTimeoutMs?: number } = {},
+) {
   const client = new Redis(url, {
     lazyConnect: true,
     connectTimeout: options.connectTimeoutMs ?? 5000,
-    maxRetriesPerRequest: 2,
-    enableOfflineQueue: true,
+    // A queued command waited for up to three reconnection attempts (5-15 s per request seen while
+    // Redis restarted), for counters that are skipped on error anyway.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: options.commandTimeoutMs ?? 1000,
     ...(options.keyPrefix ? { keyPrefix: options.keyPrefix } : {}),
   });
   // Errors are reported to callers through rejected commands; an unhandled 'error' event would crash.

@@ -84,5 +84,54 @@ describe.each(testDialects())('rescore on $label', (dialect) => {
       expect(done).toMatchObject({ lease_owner: null, lease_until_ms: null });
       expect(Number(done.finished_at_ms)).toBe(nowMs + 61_000);
     });
+
+    it('two rescores started at the same moment: one works through the run, the other is refused, each trip scored once', async () => {
+      // Two operators (or a deploy script on two nodes) starting `trips rescore` together: before, each created a
+      // run of its own, and every trip was scored twice.
+      const scorers = [fakeScorer('fake-4'), fakeScorer('fake-4')];
+      const outcomes = await Promise.allSettled(scorers.map((s) => rescore(database, s, { clock: () => nowMs })));
+      const done = outcomes.filter((o) => o.status === 'fulfilled');
+      const refused = outcomes.filter((o) => o.status === 'rejected');
+      expect(done).toHaveLength(1);
+      expect(refused.map((o) => (o as PromiseRejectedResult).reason)).toEqual([expect.any(RescoreInProgressError)]);
+      expect((done[0] as PromiseFulfilledResult<{ rescored: number }>).value.rescored).toBe(30);
+      expect(scorers[0]!.calls + scorers[1]!.calls).toBe(30);
+      expect(new Set(await versions())).toEqual(new Set(['fake-4']));
+      const runs = await database.db
+        .selectFrom('rescore_runs')
+        .selectAll()
+        .where('model_version', '=', 'fake-4')
+        .execute();
+      expect(runs).toHaveLength(1);
+    });
+
+    it('stops when interrupted, releasing the run, and a rescore started right after resumes it, scoring each trip once', async () => {
+      // Ctrl-C on `trips rescore`: before, the process died holding the run, and the operator's next rescore was
+      // refused for 5 minutes as "being worked on by another process".
+      const interrupt = new AbortController();
+      const first = fakeScorer('fake-5');
+      const counting: TripScorer = {
+        modelVersion: 'fake-5',
+        async score(input: ScoringInput) {
+          if (first.calls === 6) interrupt.abort();
+          return first.score(input);
+        },
+        close: () => first.close(),
+      };
+      const stopped = await rescore(database, counting, { batchSize: 4, clock: () => nowMs, signal: interrupt.signal });
+      expect(stopped).toMatchObject({ interrupted: true, rescored: 7, total: 30 });
+      const run = await database.db
+        .selectFrom('rescore_runs')
+        .selectAll()
+        .where('run_id', '=', stopped.runId)
+        .executeTakeFirstOrThrow();
+      expect(run).toMatchObject({ lease_owner: null, lease_until_ms: null, finished_at_ms: null, rescored: 7 });
+
+      const second = fakeScorer('fake-5');
+      const resumed = await rescore(database, second, { batchSize: 4, clock: () => nowMs });
+      expect(resumed).toMatchObject({ runId: stopped.runId, resumed: true, interrupted: false, rescored: 30 });
+      expect(first.calls + second.calls).toBe(30);
+      expect(new Set(await versions())).toEqual(new Set(['fake-5']));
+    });
   });
 });

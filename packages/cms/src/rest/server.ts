@@ -689,7 +689,12 @@ export class RestServer {
 
   /** Serves one HTTP request (WP_REST_Server::serve_request). */
   async serve(input: HttpInput): Promise<HttpOutput> {
-    const root = await this.apiRoot();
+    let root: string;
+    try {
+      root = await this.apiRoot();
+    } catch (err) {
+      return this.rootUnreadable(err, input);
+    }
     const headers: Record<string, string | string[]> = {
       'Content-Type': 'application/json; charset=UTF-8',
       'X-Robots-Tag': 'noindex',
@@ -789,6 +794,28 @@ export class RestServer {
     if (status === 204 || data === null || data === undefined) return { status, headers, body: null };
     const json = stringifyResponseData(data);
     return { status, headers, body: jsonp !== null ? `/**/${jsonp}(${json})` : json };
+  }
+
+  /**
+   * The API root is built from an option (the site URL), so with the database out of reach every request
+   * fails before its route: answered as any handler's failure would be (503 `rest_unavailable`), in
+   * WordPress's error shape, never with the HTTP framework's body and the driver's message.
+   */
+  private rootUnreadable(err: unknown, input: HttpInput): HttpOutput {
+    const request = new RestRequest({
+      method: input.method,
+      route: input.route,
+      query: input.query,
+      headers: input.headers,
+      body: '',
+      ...(input.remoteAddress ? { remoteAddress: input.remoteAddress } : {}),
+    });
+    const error = this.toRestError(err, request);
+    return {
+      status: error.status,
+      headers: { 'Content-Type': 'application/json; charset=UTF-8', 'X-Content-Type-Options': 'nosniff' },
+      body: JSON.stringify(error.toJSON()),
+    };
   }
 }
 

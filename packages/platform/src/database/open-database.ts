@@ -178,6 +178,13 @@ function openPostgres<DB>(url: string, options: OpenDatabaseOptions): Database<D
   });
   // An idle client losing its connection must not crash the process; the next query reports it.
   pool.on('error', () => {});
+  // Nor a checked-out one: the pool listens only to its idle clients, and a client whose connection ends
+  // (PostgreSQL restarted, failed over, a network cut) emits 'error' besides failing its query. Unheard, that
+  // event killed the process of every service with a request in flight at that moment. The query still fails
+  // (answered 503), and the pool drops the broken client when it is released.
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+  });
   const dialect: Dialect = new ErrorMappingDialect(new PostgresDialect({ pool }));
   const db = new Kysely<DB>({ dialect });
   const location = redactUrl(url);

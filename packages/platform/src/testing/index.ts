@@ -1,2 +1,3 @@
+export * from './tcp-relay.ts';
 export * from './test-databases.ts';
 export * from './test-redis.ts';

@@ -3,6 +3,7 @@ import cors from '@fastify/cors';
 import rateLimit from '@fastify/rate-limit';
 import {
   createHttpApp,
+  DatabaseUnavailableError,
   type HttpMetrics,
   type Logger,
   type Redis,
@@ -109,7 +110,9 @@ export async function buildApiApp(options: ApiAppOptions): Promise<FastifyInstan
     });
   }
 
-  app.setErrorHandler((err: FastifyError | ApiError | ValueNotStorableError, req, reply) => sendError(err, req, reply));
+  app.setErrorHandler((err: FastifyError | ApiError | ValueNotStorableError | DatabaseUnavailableError, req, reply) =>
+    sendError(err, req, reply),
+  );
   app.setNotFoundHandler((req, reply) => sendNotFound(req, reply));
 
   const sharedLimits = options.rateLimit?.redis;
@@ -171,7 +174,11 @@ function sendNotFound(req: FastifyRequest, reply: FastifyReply) {
 }
 
 /** Every error becomes `{ ok: false, error }` with one of the documented statuses; a 500 hides its cause. */
-function sendError(err: FastifyError | ApiError | ValueNotStorableError, req: FastifyRequest, reply: FastifyReply) {
+function sendError(
+  err: FastifyError | ApiError | ValueNotStorableError | DatabaseUnavailableError,
+  req: FastifyRequest,
+  reply: FastifyReply,
+) {
   // A request without a route fails in body parsing (malformed JSON, too large) before reaching the
   // not-found handler: it still gets that 404, not a 400 about a body no endpoint would read.
   if (req.is404) return sendNotFound(req, reply);
@@ -185,6 +192,13 @@ function sendError(err: FastifyError | ApiError | ValueNotStorableError, req: Fa
     return reply
       .code(400)
       .send({ ok: false, error: `a value in the request is not one the store can hold (${err.message})` });
+  }
+  // The database out of reach (restarting, failing over): a client and a load balancer retry a 503, as the
+  // ingest endpoint answers it; a 500 said "report this" for what is no fault of the request.
+  if (err instanceof DatabaseUnavailableError) {
+    req.log.error({ err }, 'database unavailable');
+    reply.header('retry-after', '5');
+    return reply.code(503).send({ ok: false, error: 'the store is unavailable; retry with back-off' });
   }
   const status = typeof err.statusCode === 'number' ? err.statusCode : 500;
   if (status >= 400 && status < 500) {

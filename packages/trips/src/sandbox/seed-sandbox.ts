@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Logger } from '@svc/platform';
 import { loadGraph } from '@svc/roads';
 import { createApiToken } from '../store/api-tokens.ts';
@@ -18,6 +20,11 @@ const SEED_CLOCK_KEY = 'sandbox_seed_now_ms';
 // Tokens are stored only as hashes, so a start cannot print an earlier token: each start issues one.
 const START_TOKEN_LIFETIME_MS = 30 * 86_400_000;
 const DAY_MS = 86_400_000;
+// Several nodes may start on one empty sandbox store at once: the node that seeds holds this lease (owner
+// and expiry, renewed while it runs), so the others do not send the same 300 trips again; a seeding whose
+// node died is resumed by the next start after the lease ran out.
+const SEED_LEASE_KEY = 'sandbox_seed_lease';
+const SEED_LEASE_MS = 60_000;
 
 export interface SandboxSetup {
   fleets: string[];
@@ -54,6 +61,14 @@ export async function prepareSandbox(options: {
   if (!state) {
     const { fleet, fleetOfPlate } = sandboxFleet(loadGraph(options.graphFile));
     await db.transaction().execute(async (trx) => {
+      // The state row is written first: a node starting at the same moment waits on it (PostgreSQL's unique
+      // index, SQLite's write lock), then finds it taken and leaves the registration to this one.
+      const claimed = await trx
+        .insertInto('trips_meta')
+        .values({ key: SEED_STATE_KEY, value: 'seeding' })
+        .onConflict((oc) => oc.column('key').doNothing())
+        .executeTakeFirst();
+      if (Number(claimed.numInsertedOrUpdatedRows ?? 0n) === 0) return;
       for (const f of SANDBOX_FLEETS) await createFleet(trx, f, nowMs);
       for (const v of fleet.vehicles) {
         await createVehicle(
@@ -73,7 +88,6 @@ export async function prepareSandbox(options: {
         const fleetId = fleetOfPlate.get(plateOf.get(d.vehicleIds[0]!)!)!;
         await createDriver(trx, { fleetId, driverId: d.id, name: d.name }, nowMs);
       }
-      await trx.insertInto('trips_meta').values({ key: SEED_STATE_KEY, value: 'seeding' }).execute();
       await trx
         .insertInto('trips_meta')
         .values({ key: SEED_CLOCK_KEY, value: String(nowMs) })
@@ -92,6 +106,11 @@ export async function prepareSandbox(options: {
     };
   }
 
+  const lease = await claimSeedLease(db);
+  if (!lease) {
+    options.logger.info('sandbox seeding runs on another node; this one does not seed');
+    return { fleets, seeding: Promise.resolve(null), seedingStarted: false, seeded: false, stop: async () => {} };
+  }
   // Keys for this seeding run only; revoked when it ends.
   const keys: Record<string, string> = {};
   const keyIds: string[] = [];
@@ -113,6 +132,17 @@ export async function prepareSandbox(options: {
     imuHz: options.imuHz ?? 10,
   };
   const thread = startThread(new URL('./seed-thread.ts', import.meta.url), data as unknown as Record<string, unknown>);
+  const renewal = setInterval(() => {
+    void lease.renew().then(
+      (held) => {
+        if (held) return;
+        options.logger.warn('sandbox seeding: another node took the seeding over; this one stops seeding');
+        void thread.terminate();
+      },
+      (err) => options.logger.warn({ err }, 'sandbox seeding: the lease could not be renewed'),
+    );
+  }, SEED_LEASE_MS / 3);
+  renewal.unref();
   let last: SeedProgress | null = null;
   const seeding = new Promise<SeedProgress | null>((resolve) => {
     let reported = 0;
@@ -127,6 +157,7 @@ export async function prepareSandbox(options: {
     thread.on('error', (err) => resolve({ ...(last ?? emptyProgress()), type: 'error', lastError: err.message }));
     thread.on('exit', () => resolve(last));
   }).then(async (final) => {
+    clearInterval(renewal);
     for (const keyId of keyIds) await revokeIngestKey(db, keyId).catch(() => {});
     if (final?.type === 'done') {
       await db.updateTable('trips_meta').set({ value: 'done' }).where('key', '=', SEED_STATE_KEY).execute();
@@ -134,6 +165,7 @@ export async function prepareSandbox(options: {
     } else if (final?.type === 'error') {
       options.logger.error({ ...final }, 'sandbox seeding stopped; it resumes at the next start');
     }
+    await lease.release().catch(() => {});
     return final;
   });
   return {
@@ -169,6 +201,50 @@ export async function issueSandboxStartToken(
     nowMs,
   );
   return { token: secret, expiresAtMs, fleets };
+}
+
+/**
+ * Takes the seeding lease when no node holds it (or its holder let it run out); null when another node
+ * holds it. Compare-and-set on the row's value (owner and expiry), so two nodes cannot both take it.
+ */
+async function claimSeedLease(db: TripsDatabase['db']) {
+  const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  const value = () => `${owner} ${Date.now() + SEED_LEASE_MS}`;
+  let current = value();
+  const inserted = await db
+    .insertInto('trips_meta')
+    .values({ key: SEED_LEASE_KEY, value: current })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .executeTakeFirst();
+  if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) {
+    const held = await db.selectFrom('trips_meta').select('value').where('key', '=', SEED_LEASE_KEY).executeTakeFirst();
+    if (held && Number(held.value.split(' ').pop()) > Date.now()) return null;
+    const taken = await db
+      .updateTable('trips_meta')
+      .set({ value: current })
+      .where('key', '=', SEED_LEASE_KEY)
+      .where('value', '=', held?.value ?? '')
+      .executeTakeFirst();
+    if (Number(taken.numUpdatedRows) !== 1) return null;
+  }
+  return {
+    /** Extends the lease; false when it is no longer this node's. */
+    async renew(): Promise<boolean> {
+      const next = value();
+      const res = await db
+        .updateTable('trips_meta')
+        .set({ value: next })
+        .where('key', '=', SEED_LEASE_KEY)
+        .where('value', '=', current)
+        .executeTakeFirst();
+      if (Number(res.numUpdatedRows) !== 1) return false;
+      current = next;
+      return true;
+    },
+    async release(): Promise<void> {
+      await db.deleteFrom('trips_meta').where('key', '=', SEED_LEASE_KEY).where('value', '=', current).execute();
+    },
+  };
 }
 
 /**

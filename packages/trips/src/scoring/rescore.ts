@@ -17,6 +17,11 @@ export interface RescoreOptions {
   onProgress?: (done: number, total: number) => void;
   /** How long the run is held without renewal (default 5 minutes; renewed with every batch). */
   leaseMs?: number;
+  /**
+   * Stops the run after the trips being scored (Ctrl-C): what was done is recorded and the lease released,
+   * so running the command again resumes at once.
+   */
+  signal?: AbortSignal;
 }
 
 /** How long a rescore holds its run without renewing it (it renews with every batch). */
@@ -36,6 +41,8 @@ export interface RescoreResult {
   rescored: number;
   failed: number;
   total: number;
+  /** True when `signal` stopped the run before the end (it resumes at the next rescore). */
+  interrupted: boolean;
   /**
    * Trips this run would have taken whose location data was deleted (retention, a driver's erasure): they
    * cannot be scored again and keep the score they have.
@@ -83,6 +90,20 @@ export async function rescore(
       })
       .returningAll()
       .executeTakeFirstOrThrow();
+    // Two processes started at the same moment each found no open run and created one: the earliest open run
+    // is the one, the other is removed (nothing has used it), and its lease below lets one process work on it.
+    const first = await db
+      .selectFrom('rescore_runs')
+      .selectAll()
+      .where('finished_at_ms', 'is', null)
+      .where('model_version', '=', modelVersion)
+      .where('all_trips', '=', all ? 1 : 0)
+      .orderBy('run_id', 'asc')
+      .executeTakeFirstOrThrow();
+    if (first.run_id !== run.run_id) {
+      await db.deleteFrom('rescore_runs').where('run_id', '=', run.run_id).execute();
+      run = first;
+    }
   }
   const runId = run.run_id;
   // One process per run: a second rescore started meanwhile stops here instead of repeating the work.
@@ -156,6 +177,17 @@ export async function rescore(
       if (batch.length === 0) break;
       const done = batch.map(() => false);
       for (let i = 0; i < batch.length; i += concurrency) {
+        if (options.signal?.aborted) {
+          if (i > 0) {
+            await db
+              .updateTable('rescore_runs')
+              .set({ cursor: batch[i - 1]!.trip_id, rescored, failed })
+              .where('run_id', '=', runId)
+              .where('lease_owner', '=', owner)
+              .execute();
+          }
+          return result(true);
+        }
         const outcomes = await Promise.allSettled(
           batch.slice(i, i + concurrency).map(async (upload, k) => {
             const ref = {
@@ -228,6 +260,19 @@ export async function rescore(
       options.onProgress?.(rescored + failed, total);
     }
     await db.updateTable('rescore_runs').set({ finished_at_ms: clock() }).where('run_id', '=', runId).execute();
-    return { runId, resumed: open !== undefined, modelVersion, rescored, failed, total, keptWithoutTelemetry };
+    return result(false);
+
+    function result(interrupted: boolean): RescoreResult {
+      return {
+        runId,
+        resumed: open !== undefined,
+        modelVersion,
+        rescored,
+        failed,
+        total,
+        interrupted,
+        keptWithoutTelemetry,
+      };
+    }
   }
 }

@@ -1,0 +1,82 @@
+import { TcpRelay, testDialects } from '@svc/platform/testing';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApiApp } from '../src/api/build-api-app.ts';
+import { buildIngestApp } from '../src/ingest/build-ingest-app.ts';
+import { TRIPS_MIGRATION_TABLE, tripsMigrations } from '../src/store/migrations.ts';
+import { claimEnvironment, openTripsDatabase, type TripsDatabase } from '../src/store/open-trips-database.ts';
+import { buildWorld, quietLogger } from './fixtures/world.ts';
+
+const postgres = testDialects().find((d) => d.name === 'postgres')!;
+
+/**
+ * PostgreSQL restarting or out of reach for a while: the API and the ingest endpoint answer 503 with
+ * `Retry-After` in their own error shape (a client retries those, and a load balancer's probe sees
+ * `/readyz` fail), and serve again by themselves once it is back.
+ */
+describe.skipIf(postgres.skip)(`the service while PostgreSQL is away (${postgres.label})`, () => {
+  const relay = TcpRelay.forUrl(process.env.TEST_DATABASE_URL || 'postgres://127.0.0.1:5432/test', 5432);
+  let owner: TripsDatabase;
+  let database: TripsDatabase;
+  let api: FastifyInstance;
+  let ingest: FastifyInstance;
+  let headers: Record<string, string>;
+  let ingestKey: string;
+
+  beforeAll(async () => {
+    owner = await postgres.open(tripsMigrations, { migrationTable: TRIPS_MIGRATION_TABLE });
+    await claimEnvironment(owner.db, 'sandbox', owner.location);
+    const world = await buildWorld(owner, { tripsPerFleet: 2 });
+    headers = { authorization: `Bearer ${world.fleets[0]!.token}` };
+    ingestKey = world.fleets[0]!.ingestKey;
+    const schema = (
+      await owner.db.selectNoFrom((eb) => eb.fn<string>('current_schema').as('s')).executeTakeFirstOrThrow()
+    ).s;
+    await relay.up();
+    // The node under test reaches the same schema through the relay.
+    database = await openTripsDatabase({
+      environment: 'sandbox',
+      url: relay.urlThrough(process.env.TEST_DATABASE_URL!),
+      pgSchema: schema,
+    });
+    api = await buildApiApp({ environment: 'sandbox', database, logger: quietLogger() });
+    ingest = await buildIngestApp({ environment: 'sandbox', database, logger: quietLogger() });
+  });
+  afterAll(async () => {
+    await api?.close();
+    await ingest?.close();
+    await database?.close();
+    await relay.down();
+    await owner?.close();
+  });
+
+  it('answers 503 with Retry-After while the database is out of reach, and serves again once it is back', async () => {
+    expect((await api.inject({ url: '/v1/trips', headers })).statusCode).toBe(200);
+
+    await relay.down();
+    for (const url of ['/v1/trips', '/v1/vehicles', '/v1/fleets']) {
+      const res = await api.inject({ url, headers });
+      expect(res.statusCode).toBe(503);
+      expect(res.headers['retry-after']).toBe('5');
+      expect(res.json()).toEqual({ ok: false, error: 'the store is unavailable; retry with back-off' });
+    }
+    expect((await api.inject({ url: '/readyz' })).statusCode).toBe(503);
+    const upload = await ingest.inject({
+      method: 'POST',
+      url: '/ingest/v1/trips',
+      headers: {
+        authorization: `Bearer ${ingestKey}`,
+        'idempotency-key': 'outage-probe-1',
+        'content-type': 'application/json',
+      },
+      payload: '{}',
+    });
+    expect(upload.statusCode).toBe(503);
+
+    await relay.up();
+    expect((await api.inject({ url: '/readyz' })).statusCode).toBe(200);
+    const back = await api.inject({ url: '/v1/trips', headers });
+    expect(back.statusCode).toBe(200);
+    expect(back.json().pagination.total).toBe(2);
+  });
+});
