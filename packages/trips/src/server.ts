@@ -83,7 +83,9 @@ await runMain('trips', async () => {
       ? `First start: ${config.sandboxSeedTrips} simulated trips are being sent through the sandbox ingest endpoint in the background and scored as they arrive; /v1/trips fills up over the next minutes.`
       : sandbox.seeded
         ? 'The sandbox is seeded.'
-        : 'The sandbox holds its simulated fleets, vehicles and drivers but no trips (TRIPS_SANDBOX_SEED_TRIPS=0): send some through its ingest endpoint, or start with a count to seed it.',
+        : config.sandboxSeedTrips === 0
+          ? 'The sandbox holds its simulated fleets, vehicles and drivers but no trips (TRIPS_SANDBOX_SEED_TRIPS=0): send some through its ingest endpoint, or start with a count to seed it.'
+          : 'Another node sharing this sandbox store is seeding it; /v1/trips fills up over the next minutes.',
     'Production starts empty: create a fleet, vehicles and a token with `npx trips --help` (e.g. `npx trips fleets create --name Acme`).',
     '',
   ];
