@@ -2,7 +2,9 @@
  * `npx cms ...`: serve, migrate, backup, users create, app-passwords create. Failures end with one line on
  * stderr and a non-zero exit status.
  */
-import { createLogger, describeConfig, migrateToLatest, openDatabase, runCli } from '@svc/platform';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { BackupError, createLogger, describeConfig, migrateToLatest, openDatabase, runCli } from '@svc/platform';
 import { Command, Option } from 'commander';
 import { buildApp, type CmsApp } from './app.ts';
 import { createApplicationPassword } from './auth/application-passwords-service.ts';
@@ -79,6 +81,10 @@ program
   .requiredOption('--out <folder>', 'a folder that does not exist yet (its parent must)')
   .action(async (opts: { out: string }) => {
     const config = loadCmsConfig();
+    // Opening a store creates it: a mistyped DATA_DIR made a new empty site and "backed it up" with status 0.
+    if (!config.databaseUrl && !existsSync(sqliteFile(config))) {
+      throw new BackupError(`no site in ${path.resolve(config.dataDir)} (no cms.db there): is DATA_DIR right?`);
+    }
     const database = await openCmsDatabase(config);
     try {
       const r = await backupCms(config, database, opts.out);

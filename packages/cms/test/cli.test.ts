@@ -236,6 +236,15 @@ describe('cms CLI', () => {
     expect(badRole.stderr.trim().split('\n')).toHaveLength(1);
   });
 
+  it('refuses to back up a DATA_DIR that holds no site, creating nothing there', () => {
+    const empty = mkdtempSync(path.join(tmpdir(), 'cms-cli-nosite-'));
+    const out = path.join(empty, 'backup-1');
+    const res = cmsWith({ DATA_DIR: path.join(empty, 'typo') }, 'backup', '--out', out);
+    expect(res.code).toBe(1);
+    expect(res.stderr.trim()).toBe(`cms: no site in ${path.join(empty, 'typo')} (no cms.db there): is DATA_DIR right?`);
+    expect(readdirSync(empty)).toEqual([]);
+  });
+
   it('backs up the store, the secret key and the uploads into a new folder that restores as it was', {
     timeout: 120_000,
   }, async () => {
