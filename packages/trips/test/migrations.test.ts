@@ -58,3 +58,51 @@ describe.each(testDialects())('trip store upgrades on $label', (dialect) => {
     });
   });
 });
+
+describe.each(testDialects())('rescore runs upgrade on $label', (dialect) => {
+  describe.skipIf(dialect.skip)(dialect.name, () => {
+    let database: TripsDatabase;
+    beforeAll(async () => {
+      database = await dialect.open(upTo('0015'), { migrationTable: TRIPS_MIGRATION_TABLE });
+    });
+    afterAll(async () => {
+      await database?.close();
+    });
+
+    it('0016 keeps the earliest of the open runs two simultaneous rescores left, then allows one open run', async () => {
+      const db = database.db;
+      const run = (model_version: string, all_trips: number, finished_at_ms: number | null, cursor: string) => ({
+        started_at_ms: 1,
+        finished_at_ms,
+        model_version,
+        all_trips,
+        cursor,
+        rescored: 0,
+        failed: 0,
+      });
+      await db
+        .insertInto('rescore_runs')
+        .values([
+          run('1.1.3', 0, 5, 'trip_a'), // finished: kept
+          run('1.1.3', 0, null, 'trip_b'), // the earliest open one: kept
+          run('1.1.3', 0, null, 'trip_c'), // its duplicate: removed
+          run('1.1.3', 1, null, 'trip_d'), // another scope: kept
+          run('1.1.2', 0, null, 'trip_e'), // another model: kept
+        ])
+        .execute();
+      expect(await migrateToLatest(db, tripsMigrations, TRIPS_MIGRATION_TABLE)).toEqual(['0016_one_open_rescore_run']);
+      const left = await db.selectFrom('rescore_runs').select('cursor').orderBy('run_id').execute();
+      expect(left.map((r) => r.cursor)).toEqual(['trip_a', 'trip_b', 'trip_d', 'trip_e']);
+      await expect(
+        db
+          .insertInto('rescore_runs')
+          .values(run('1.1.3', 0, null, 'trip_f'))
+          .execute(),
+      ).rejects.toThrow(/duplicate key/);
+      await db
+        .insertInto('rescore_runs')
+        .values(run('1.1.3', 0, 9, 'trip_g'))
+        .execute();
+    });
+  });
+});

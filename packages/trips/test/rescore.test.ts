@@ -1,4 +1,5 @@
 import { testDialects } from '@svc/platform/testing';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RescoreInProgressError, rescore } from '../src/scoring/rescore.ts';
 import type { ScoringInput, TripScorer } from '../src/scoring/trip-scorer.ts';
@@ -104,6 +105,66 @@ describe.each(testDialects())('rescore on $label', (dialect) => {
         .execute();
       expect(runs).toHaveLength(1);
     });
+
+    it.skipIf(dialect.name !== 'postgres')(
+      "a rescore starting while another one's run is being inserted waits for it and takes that run, not one of its own",
+      async () => {
+        // The other process has inserted its run but not committed yet (its id is lower). Before, this rescore
+        // saw no open run, kept one of its own, and the two scored every trip each.
+        let commitOther!: () => void;
+        const otherCommits = new Promise<void>((resolve) => {
+          commitOther = resolve;
+        });
+        let otherRunId = 0;
+        let inserted!: () => void;
+        const otherInserted = new Promise<void>((resolve) => {
+          inserted = resolve;
+        });
+        const other = database.db.transaction().execute(async (trx) => {
+          const row = await trx
+            .insertInto('rescore_runs')
+            .values({
+              started_at_ms: nowMs,
+              finished_at_ms: null,
+              model_version: 'fake-6',
+              all_trips: 0,
+              cursor: '',
+              rescored: 0,
+              failed: 0,
+            })
+            .returning('run_id')
+            .executeTakeFirstOrThrow();
+          otherRunId = row.run_id;
+          inserted();
+          await otherCommits;
+        });
+        await otherInserted;
+        const scorer = fakeScorer('fake-6');
+        let settled = false;
+        const mine = rescore(database, scorer, { clock: () => nowMs }).finally(() => {
+          settled = true;
+        });
+        // Let this rescore reach its insert: it either waits on the other's row lock (fixed) or runs on.
+        for (let i = 0; i < 200 && !settled; i++) {
+          const waiting = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+            where datname = current_database() and wait_event_type = 'Lock' and query like '%rescore_runs%'`.execute(
+            database.db,
+          );
+          if (waiting.rows[0]!.n > 0) break;
+          await new Promise((r) => setTimeout(r, 25));
+        }
+        commitOther();
+        await other;
+        const result = await mine;
+        expect(result).toMatchObject({ runId: otherRunId, rescored: 30 });
+        const runs = await database.db
+          .selectFrom('rescore_runs')
+          .select('run_id')
+          .where('model_version', '=', 'fake-6')
+          .execute();
+        expect(runs.map((r) => r.run_id)).toEqual([otherRunId]);
+      },
+    );
 
     it('stops when interrupted, releasing the run, and a rescore started right after resumes it, scoring each trip once', async () => {
       // Ctrl-C on `trips rescore`: before, the process died holding the run, and the operator's next rescore was

@@ -198,6 +198,7 @@ describe.each(testDialects())('vehicle stats on $label', (dialect) => {
         '0013_uploads_by_driver',
         '0014_uploads_in_time_order',
         '0015_split_uploads',
+        '0016_one_open_rescore_run',
       ]);
       const stats = await database.db.selectFrom('vehicle_stats').selectAll().execute();
       for (const span of [1, 7]) {

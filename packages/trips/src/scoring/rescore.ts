@@ -67,43 +67,36 @@ export async function rescore(
   const clock = options.clock ?? Date.now;
   const all = options.all ?? false;
   const modelVersion = scorer.modelVersion;
-  const open = await db
-    .selectFrom('rescore_runs')
-    .selectAll()
-    .where('finished_at_ms', 'is', null)
-    .where('model_version', '=', modelVersion)
-    .where('all_trips', '=', all ? 1 : 0)
-    .orderBy('run_id', 'desc')
-    .executeTakeFirst();
-  let run = open;
-  if (!run) {
-    run = await db
-      .insertInto('rescore_runs')
-      .values({
-        started_at_ms: clock(),
-        finished_at_ms: null,
-        model_version: modelVersion,
-        all_trips: all ? 1 : 0,
-        cursor: '',
-        rescored: 0,
-        failed: 0,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    // Two processes started at the same moment each found no open run and created one: the earliest open run
-    // is the one, the other is removed (nothing has used it), and its lease below lets one process work on it.
-    const first = await db
+  const openRun = () =>
+    db
       .selectFrom('rescore_runs')
       .selectAll()
       .where('finished_at_ms', 'is', null)
       .where('model_version', '=', modelVersion)
       .where('all_trips', '=', all ? 1 : 0)
-      .orderBy('run_id', 'asc')
-      .executeTakeFirstOrThrow();
-    if (first.run_id !== run.run_id) {
-      await db.deleteFrom('rescore_runs').where('run_id', '=', run.run_id).execute();
-      run = first;
-    }
+      .executeTakeFirst();
+  const open = await openRun();
+  let run = open;
+  // At most one run is open per model version and scope (a unique index, migration 0016): a process starting
+  // at the same instant as another waits on the other's insert, inserts nothing and takes the other's run. The
+  // loop covers that run finishing in between (then this one starts a new run).
+  for (let attempt = 0; !run; attempt++) {
+    if (attempt === 3) throw new Error('rescore: could not open a run (other rescores kept finishing meanwhile)');
+    run =
+      (await db
+        .insertInto('rescore_runs')
+        .values({
+          started_at_ms: clock(),
+          finished_at_ms: null,
+          model_version: modelVersion,
+          all_trips: all ? 1 : 0,
+          cursor: '',
+          rescored: 0,
+          failed: 0,
+        })
+        .onConflict((oc) => oc.doNothing())
+        .returningAll()
+        .executeTakeFirst()) ?? (await openRun());
   }
   const runId = run.run_id;
   // One process per run: a second rescore started meanwhile stops here instead of repeating the work.

@@ -639,6 +639,24 @@ const splitUploads: Migration = {
   },
 };
 
+/**
+ * At most one open rescore run per model version and scope. Two `trips rescore` started at the same instant on
+ * PostgreSQL could each insert a run and, when the one with the lower id committed after the other had looked,
+ * each keep its own and score every trip twice; the unique index makes the second insert wait for the first
+ * and then find it (scoring/rescore.ts). Open duplicates left by that race are removed first, keeping the
+ * earliest (the one a rescore resumes): the trips the others did keep their scores.
+ */
+const oneOpenRescoreRun: Migration = {
+  async up(db: AnyDb) {
+    await sql`delete from rescore_runs where finished_at_ms is null and exists (
+      select 1 from rescore_runs earlier where earlier.finished_at_ms is null
+        and earlier.model_version = rescore_runs.model_version and earlier.all_trips = rescore_runs.all_trips
+        and earlier.run_id < rescore_runs.run_id)`.execute(db);
+    await sql`create unique index rescore_runs_one_open on rescore_runs (model_version, all_trips)
+      where finished_at_ms is null`.execute(db);
+  },
+};
+
 /** Every migration of the trip store, in order; the same set runs on SQLite and PostgreSQL. */
 export const tripsMigrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -656,4 +674,5 @@ export const tripsMigrations: Record<string, Migration> = {
   '0013_uploads_by_driver': uploadsByDriver,
   '0014_uploads_in_time_order': uploadsInTimeOrder,
   '0015_split_uploads': splitUploads,
+  '0016_one_open_rescore_run': oneOpenRescoreRun,
 };
