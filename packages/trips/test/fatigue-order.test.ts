@@ -147,6 +147,38 @@ describe.each(testDialects())('fatigue context independent of arrival order on $
       expect(await breakdown('fleet_race', later)).toEqual({ ...inOrder, tripId: later });
     });
 
+    it('a trip queued again and claimed by another worker while it was scored is dropped quietly, not reported as a lost lease', async () => {
+      // The later trip is held until the earlier one is stored (which puts it back in the queue) and another
+      // worker (another node) has claimed and scored it again. Its lease never ran out: before, the first worker
+      // still warned "scoring took longer than the lease".
+      const logger = quietLogger();
+      const warnings = vi.spyOn(logger, 'warn');
+      const other = new ScoringWorker({ db: database, scorer: inProcessScorer(graph), logger: quietLogger(), clock });
+      let later = '';
+      let held = false;
+      const scorer = inProcessScorer(graph, async (batch) => {
+        if (batch.clientTripId !== 'trip-second' || held) return;
+        held = true;
+        await vi.waitFor(
+          async () => {
+            expect(await statusOf(later)).toBe('queued');
+          },
+          { timeout: 30_000, interval: 20 },
+        );
+        expect(await other.runOnce({ tripIds: [later] })).toBe(1);
+      });
+      const worker = new ScoringWorker({ db: database, scorer, logger, clock, concurrency: 2 });
+      await createFleet(database.db, { name: 'fleet_reclaim', fleetId: 'fleet_reclaim' });
+      await createVehicle(database.db, { fleetId: 'fleet_reclaim', plate: 'RE-1' });
+      await upload('fleet_reclaim', first('RE-1', 'drv-1'));
+      later = await upload('fleet_reclaim', second('RE-1', 'drv-1'));
+      await worker.drain();
+      expect(held).toBe(true);
+      expect(await statusOf(later)).toBe('scored');
+      expect(await breakdown('fleet_reclaim', later)).toEqual({ ...inOrder, tripId: later });
+      expect(warnings).not.toHaveBeenCalled();
+    });
+
     it("another driver's trip, or one of another vehicle without a driver, is not queued again", async () => {
       await createVehicle(database.db, { fleetId: 'fleet_other', plate: 'OT-2' });
       const scorer = inProcessScorer(graph);

@@ -113,16 +113,17 @@ export class ScoringWorker {
   async runOnce(
     options: { tripIds?: readonly string[]; onRequeued?: (tripIds: string[]) => void } = {},
   ): Promise<number> {
+    const claimedAtMs = this.#clock();
     const jobs = await claimJobs(this.#db.db, {
       owner: this.owner,
       limit: this.#concurrency,
       leaseMs: this.#leaseMs,
-      nowMs: this.#clock(),
+      nowMs: claimedAtMs,
       ...(options.tripIds ? { tripIds: options.tripIds } : {}),
     });
     await Promise.all(
       jobs.map(async (job) => {
-        const requeued = await this.#process(job);
+        const requeued = await this.#process(job, claimedAtMs + this.#leaseMs);
         if (requeued.length > 0) options.onRequeued?.(requeued);
       }),
     );
@@ -216,8 +217,11 @@ export class ScoringWorker {
     }
   }
 
-  /** Scores one claimed job; returns the later trips its result put back in the queue. */
-  async #process(job: ClaimedJob): Promise<string[]> {
+  /**
+   * Scores one claimed job; returns the later trips its result put back in the queue. `leaseUntilMs` is when the
+   * claim expires unless renewed.
+   */
+  async #process(job: ClaimedJob, leaseUntilMs: number): Promise<string[]> {
     const { tripId, attempts, lease } = job;
     if (attempts > this.#maxAttempts) {
       // Each earlier attempt ended without a verdict (its worker died or hung): likely a poison trip.
@@ -235,8 +239,17 @@ export class ScoringWorker {
       this.#log.warn({ tripId, attempts }, 'trip could not be scored');
       return [];
     }
+    // Until when this claim is known to hold, by its last successful renewal: a claim lost before then was not
+    // overtaken by the clock but put back in the queue and claimed again (see the LeaseLostError case below).
+    let heldUntilMs = leaseUntilMs;
     const renew = setInterval(() => {
-      renewLease(this.#db.db, tripId, lease, this.#clock() + this.#leaseMs).catch(() => {});
+      const untilMs = this.#clock() + this.#leaseMs;
+      renewLease(this.#db.db, tripId, lease, untilMs).then(
+        (held) => {
+          if (held) heldUntilMs = untilMs;
+        },
+        () => {},
+      );
     }, this.#leaseMs / 3);
     renew.unref();
     try {
@@ -273,7 +286,13 @@ export class ScoringWorker {
       return requeued;
     } catch (err) {
       if (err instanceof LeaseLostError) {
-        this.#log.warn({ tripId }, 'scoring took longer than the lease; another worker owns the job now');
+        if (this.#clock() <= heldUntilMs) {
+          // An earlier trip of the driver arrived meanwhile (the trip went back in the queue), and another claim,
+          // here or on another node, took it and scores it with the full context: nothing went wrong.
+          this.#log.debug({ tripId }, 'queued again while it was scored and claimed again; that claim scores it');
+        } else {
+          this.#log.warn({ tripId }, 'scoring took longer than the lease; another worker owns the job now');
+        }
         return [];
       }
       if (err instanceof RequeuedWhileScoringError) {
