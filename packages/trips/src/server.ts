@@ -79,13 +79,15 @@ await runMain('trips', async () => {
     `  curl -H "Authorization: Bearer ${startToken.token}" "${sandboxEnv.apiUrl}/v1/vehicles?sort=score&limit=10"   (riskiest vehicles first)`,
     `  curl -H "Authorization: Bearer ${startToken.token}" ${sandboxEnv.apiUrl}/v1/fleets   (each fleet as a whole)`,
     '',
-    sandbox.seedingStarted
-      ? `First start: ${config.sandboxSeedTrips} simulated trips are being sent through the sandbox ingest endpoint in the background and scored as they arrive; /v1/trips fills up over the next minutes.`
-      : sandbox.seeded
-        ? 'The sandbox is seeded.'
-        : config.sandboxSeedTrips === 0
-          ? 'The sandbox holds its simulated fleets, vehicles and drivers but no trips (TRIPS_SANDBOX_SEED_TRIPS=0): send some through its ingest endpoint, or start with a count to seed it.'
-          : 'Another node sharing this sandbox store is seeding it; /v1/trips fills up over the next minutes.',
+    sandbox.seedingStarted && sandbox.resumed
+      ? `An earlier start stopped before the sandbox was seeded: its ${config.sandboxSeedTrips} simulated trips are being sent again through the sandbox ingest endpoint in the background (those already stored count as duplicates), and scored as they arrive.`
+      : sandbox.seedingStarted
+        ? `First start: ${config.sandboxSeedTrips} simulated trips are being sent through the sandbox ingest endpoint in the background and scored as they arrive; /v1/trips fills up over the next minutes.`
+        : sandbox.seeded
+          ? 'The sandbox is seeded.'
+          : config.sandboxSeedTrips === 0
+            ? 'The sandbox holds its simulated fleets, vehicles and drivers but no trips (TRIPS_SANDBOX_SEED_TRIPS=0): send some through its ingest endpoint, or start with a count to seed it.'
+            : 'Another node sharing this sandbox store is seeding it; /v1/trips fills up over the next minutes.',
     'Production starts empty: create a fleet, vehicles and a token with `npx trips --help` (e.g. `npx trips fleets create --name Acme`).',
     '',
   ];

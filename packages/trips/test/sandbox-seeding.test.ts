@@ -40,7 +40,7 @@ describe('sandbox seeding', () => {
   it('sends the planned trips through ingest, and a seeding resumed days later sends the same trips again', async () => {
     const firstStart = Date.UTC(2026, 10, 2, 12);
     const first = await seed(firstStart);
-    expect(first.seedingStarted).toBe(true);
+    expect(first).toMatchObject({ seedingStarted: true, resumed: false });
     const done = await first.seeding;
     expect(done).toMatchObject({ type: 'done', planned: 6, sent: 6, accepted: 6, duplicates: 0, rejected: 0 });
     const stored = await uploads();
@@ -55,7 +55,7 @@ describe('sandbox seeding', () => {
     // As if that seeding had been stopped before it finished, and the service started again 3 days later.
     await database.db.updateTable('trips_meta').set({ value: 'seeding' }).where('key', '=', 'sandbox_seed').execute();
     const resumed = await seed(firstStart + 3 * DAY_MS + 5_000);
-    expect(resumed.seedingStarted).toBe(true);
+    expect(resumed).toMatchObject({ seedingStarted: true, resumed: true });
     expect(await resumed.seeding).toMatchObject({ type: 'done', sent: 6, accepted: 0, duplicates: 6, rejected: 0 });
     expect(await uploads()).toEqual(stored);
 

@@ -32,6 +32,8 @@ export interface SandboxSetup {
   seeding: Promise<SeedProgress | null>;
   /** True when this start launched the seeding. */
   seedingStarted: boolean;
+  /** True when the seeding launched was begun by an earlier start that stopped before it finished. */
+  resumed: boolean;
   /** True when an earlier start finished seeding (false with `tripCount` 0 on a sandbox never seeded). */
   seeded: boolean;
   /** Stops a seeding in progress (it resumes at the next start). */
@@ -101,6 +103,7 @@ export async function prepareSandbox(options: {
       fleets,
       seeding: Promise.resolve(null),
       seedingStarted: false,
+      resumed: false,
       seeded: seedState === 'done',
       stop: async () => {},
     };
@@ -109,7 +112,14 @@ export async function prepareSandbox(options: {
   const lease = await claimSeedLease(db);
   if (!lease) {
     options.logger.info('sandbox seeding runs on another node; this one does not seed');
-    return { fleets, seeding: Promise.resolve(null), seedingStarted: false, seeded: false, stop: async () => {} };
+    return {
+      fleets,
+      seeding: Promise.resolve(null),
+      seedingStarted: false,
+      resumed: false,
+      seeded: false,
+      stop: async () => {},
+    };
   }
   // Keys for this seeding run only; revoked when it ends.
   const keys: Record<string, string> = {};
@@ -172,6 +182,7 @@ export async function prepareSandbox(options: {
     fleets,
     seeding,
     seedingStarted: true,
+    resumed: state !== undefined,
     seeded: false,
     async stop() {
       await thread.terminate();
