@@ -47,6 +47,8 @@ describe('graceful shutdown', () => {
     expect(messages).toContain('shutting down');
     expect(messages.indexOf('database closed')).toBeGreaterThan(messages.indexOf('shutting down'));
     expect(messages.at(-1)).toBe('stopped');
+    // Each line names the address it is about (a process may serve several).
+    expect(lines.filter((l) => l.msg === 'shutting down' || l.msg === 'stopped').map((l) => l.url)).toEqual([url, url]);
   });
 
   it('closes the database only after the handler of a request whose client went away has finished', async () => {

@@ -44,11 +44,13 @@ export async function serve(app: FastifyInstance, options: ServeOptions): Promis
   const signals = options.signals ?? ['SIGTERM', 'SIGINT'];
   const log = options.logger;
   let shutdownPromise: Promise<void> | undefined;
+  // Named in the shutdown lines: a process serving several addresses (an API and its ingest) logs each.
+  let url = '';
 
   const shutdown = (reason = 'requested'): Promise<void> => {
     shutdownPromise ??= (async () => {
       for (const s of signals) process.off(s, onSignal);
-      log.info({ reason, timeoutMs }, 'shutting down');
+      log.info({ url, reason, timeoutMs }, 'shutting down');
       let exitCode = 0;
       let timer: NodeJS.Timeout | undefined;
       const timedOut = new Promise<'timeout'>((resolve) => {
@@ -72,7 +74,7 @@ export async function serve(app: FastifyInstance, options: ServeOptions): Promis
           log.error({ err }, 'shutdown hook failed');
         }
       }
-      log.info({ exitCode }, 'stopped');
+      log.info({ url, exitCode }, 'stopped');
       (options.onExit ?? exitSoon)(exitCode);
     })();
     return shutdownPromise;
@@ -91,7 +93,8 @@ export async function serve(app: FastifyInstance, options: ServeOptions): Promis
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host;
-  return { url: `http://${hostForUrl === '0.0.0.0' ? '127.0.0.1' : hostForUrl}:${port}`, port, shutdown };
+  url = `http://${hostForUrl === '0.0.0.0' ? '127.0.0.1' : hostForUrl}:${port}`;
+  return { url, port, shutdown };
 }
 
 function exitSoon(code: number): void {
