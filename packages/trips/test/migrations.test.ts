@@ -90,7 +90,7 @@ describe.each(testDialects())('rescore runs upgrade on $label', (dialect) => {
           run('1.1.2', 0, null, 'trip_e'), // another model: kept
         ])
         .execute();
-      expect(await migrateToLatest(db, tripsMigrations, TRIPS_MIGRATION_TABLE)).toEqual(['0016_one_open_rescore_run']);
+      expect(await migrateToLatest(db, upTo('0016'), TRIPS_MIGRATION_TABLE)).toEqual(['0016_one_open_rescore_run']);
       const left = await db.selectFrom('rescore_runs').select('cursor').orderBy('run_id').execute();
       expect(left.map((r) => r.cursor)).toEqual(['trip_a', 'trip_b', 'trip_d', 'trip_e']);
       await expect(

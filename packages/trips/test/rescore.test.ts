@@ -166,6 +166,55 @@ describe.each(testDialects())('rescore on $label', (dialect) => {
       },
     );
 
+    it('a run whose process was killed between checkpoints resumes without scoring or counting a trip twice (--all)', async () => {
+      // The process dies (SIGKILL, a lost machine) while scoring the 7th trip, two trips after its last
+      // checkpoint: the run's cursor is at the 4th. Before, the resumed run scored the 5th and 6th again and
+      // counted them twice; without --all it counted them not at all.
+      const first = fakeScorer('fake-7');
+      let dying!: () => void;
+      const died = new Promise<void>((resolve) => {
+        dying = resolve;
+      });
+      let killed!: (err: Error) => void;
+      const hanging: TripScorer = {
+        modelVersion: 'fake-7',
+        async score(input: ScoringInput) {
+          if (first.calls === 6) {
+            dying();
+            // Never answers while "dead"; the test lets it fail at the end, as nothing of it may run on.
+            return new Promise((_, reject) => {
+              killed = reject;
+            });
+          }
+          return first.score(input);
+        },
+        close: () => first.close(),
+      };
+      const dead = rescore(database, hanging, { all: true, batchSize: 4, clock: () => nowMs }).catch((e: unknown) => e);
+      await died;
+      const run = await database.db
+        .selectFrom('rescore_runs')
+        .selectAll()
+        .where('model_version', '=', 'fake-7')
+        .executeTakeFirstOrThrow();
+      expect(run).toMatchObject({ rescored: 6, failed: 0, finished_at_ms: null });
+
+      // After its lease ran out (5 minutes), the operator runs the same command again.
+      const second = fakeScorer('fake-7');
+      const resumed = await rescore(database, second, { all: true, batchSize: 4, clock: () => nowMs + 6 * 60_000 });
+      expect(resumed).toMatchObject({ runId: run.run_id, resumed: true, rescored: 30, failed: 0, total: 30 });
+      expect(second.calls).toBe(24);
+      killed(new Error('killed'));
+      expect(await dead).toBeInstanceOf(Error);
+      const after = await database.db
+        .selectFrom('rescore_runs')
+        .selectAll()
+        .where('run_id', '=', run.run_id)
+        .executeTakeFirstOrThrow();
+      expect(after).toMatchObject({ rescored: 30, failed: 0 });
+      expect(Number(after.finished_at_ms)).toBe(nowMs + 6 * 60_000);
+    });
+
     it('stops when interrupted, releasing the run, and a rescore started right after resumes it, scoring each trip once', async () => {
       // Ctrl-C on `trips rescore`: before, the process died holding the run, and the operator's next rescore was
       // refused for 5 minutes as "being worked on by another process".

@@ -199,6 +199,7 @@ describe.each(testDialects())('vehicle stats on $label', (dialect) => {
         '0014_uploads_in_time_order',
         '0015_split_uploads',
         '0016_one_open_rescore_run',
+        '0017_rescore_run_of_upload',
       ]);
       const stats = await database.db.selectFrom('vehicle_stats').selectAll().execute();
       for (const span of [1, 7]) {

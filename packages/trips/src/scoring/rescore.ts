@@ -140,7 +140,20 @@ export async function rescore(
       if (!all) q = q.where((eb) => eb.or([eb('model_version', 'is', null), eb('model_version', '<>', modelVersion)]));
       return q;
     };
-    const candidates = () => selected().where('telemetry_deleted_at_ms', 'is', null);
+    // A trip this run already did (in a batch not checkpointed before its process died) is not done again.
+    const candidates = () =>
+      selected()
+        .where('telemetry_deleted_at_ms', 'is', null)
+        .where((eb) => eb.or([eb('rescore_run_id', 'is', null), eb('rescore_run_id', '<>', runId)]));
+    // The trip is marked done by this run and counted in the run, in the trip's own transaction.
+    const recordDone = async (trx: typeof db, tripId: string, counter: 'rescored' | 'failed') => {
+      await trx.updateTable('trip_uploads').set({ rescore_run_id: runId }).where('trip_id', '=', tripId).execute();
+      await trx
+        .updateTable('rescore_runs')
+        .set((eb) => ({ [counter]: eb(counter, '+', 1) }))
+        .where('run_id', '=', runId)
+        .execute();
+    };
     let keptWithoutTelemetry = Number(
       (
         await selected()
@@ -174,7 +187,7 @@ export async function rescore(
           if (i > 0) {
             await db
               .updateTable('rescore_runs')
-              .set({ cursor: batch[i - 1]!.trip_id, rescored, failed })
+              .set({ cursor: batch[i - 1]!.trip_id })
               .where('run_id', '=', runId)
               .where('lease_owner', '=', owner)
               .execute();
@@ -198,7 +211,10 @@ export async function rescore(
                 previousTrips,
                 ...(machineType ? { machineType } : {}),
               });
-              await withTransaction(db, (trx) => writeScoredTrip(trx, ref, scored, { nowMs: clock() }));
+              await withTransaction(db, async (trx) => {
+                await writeScoredTrip(trx, ref, scored, { nowMs: clock() });
+                await recordDone(trx, upload.trip_id, 'rescored');
+              });
               rescored++;
             } catch (err) {
               if (err instanceof LocationDataDeletedError) {
@@ -216,6 +232,7 @@ export async function rescore(
                   .set({ status: 'failed', last_error: reason, model_version: null, scored_at_ms: null })
                   .where('trip_id', '=', upload.trip_id)
                   .execute();
+                await recordDone(trx, upload.trip_id, 'failed');
               });
               failed++;
             }
@@ -230,7 +247,7 @@ export async function rescore(
           if (prefix > 0) {
             await db
               .updateTable('rescore_runs')
-              .set({ cursor: batch[prefix - 1]!.trip_id, rescored, failed })
+              .set({ cursor: batch[prefix - 1]!.trip_id })
               .where('run_id', '=', runId)
               .where('lease_owner', '=', owner)
               .execute();
@@ -241,7 +258,7 @@ export async function rescore(
       cursor = batch.at(-1)!.trip_id;
       const saved = await db
         .updateTable('rescore_runs')
-        .set({ cursor, rescored, failed, lease_until_ms: clock() + leaseMs })
+        .set({ cursor, lease_until_ms: clock() + leaseMs })
         .where('run_id', '=', runId)
         .where('lease_owner', '=', owner)
         .executeTakeFirst();

@@ -657,6 +657,17 @@ const oneOpenRescoreRun: Migration = {
   },
 };
 
+/**
+ * `trip_uploads.rescore_run_id`: the rescore run that last rescored or failed each trip, written in that trip's
+ * transaction with the run's count, so a run resumed after its process was killed (no checkpoint since its last
+ * batch) skips what it already did and counts exactly (scoring/rescore.ts).
+ */
+const rescoreRunOfUpload: Migration = {
+  async up(db: AnyDb) {
+    await db.schema.alterTable('trip_uploads').addColumn('rescore_run_id', 'integer').execute();
+  },
+};
+
 /** Every migration of the trip store, in order; the same set runs on SQLite and PostgreSQL. */
 export const tripsMigrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -675,4 +686,5 @@ export const tripsMigrations: Record<string, Migration> = {
   '0014_uploads_in_time_order': uploadsInTimeOrder,
   '0015_split_uploads': splitUploads,
   '0016_one_open_rescore_run': oneOpenRescoreRun,
+  '0017_rescore_run_of_upload': rescoreRunOfUpload,
 };

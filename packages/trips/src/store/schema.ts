@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 /**
  * The trip store's tables as Kysely sees them. Conventions shared by both dialects: times are epoch
@@ -151,6 +151,11 @@ export interface TripUploadsTable {
    * the `split_uploads` row. Null for an upload stored whole.
    */
   upload_trip_id: string | null;
+  /**
+   * The rescore run that last rescored (or failed) the trip, written in the same transaction (migration 0017):
+   * a run resumed after its process was killed neither scores such a trip again nor counts it twice.
+   */
+  rescore_run_id: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 /**
