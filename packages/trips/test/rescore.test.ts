@@ -1,12 +1,17 @@
 import { testDialects } from '@svc/platform/testing';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { acceptUpload } from '../src/ingest/accept-upload.ts';
+import { ScoringWorker } from '../src/ingest/scoring-worker.ts';
 import { RescoreInProgressError, rescore } from '../src/scoring/rescore.ts';
 import type { ScoringInput, TripScorer } from '../src/scoring/trip-scorer.ts';
+import { createFleet } from '../src/store/fleets.ts';
 import { TRIPS_MIGRATION_TABLE, tripsMigrations } from '../src/store/migrations.ts';
 import { claimEnvironment, type TripsDatabase } from '../src/store/open-trips-database.ts';
+import { createVehicle } from '../src/store/vehicles.ts';
 import { fakeScorer } from './fixtures/fake-scorer.ts';
-import { buildWorld } from './fixtures/world.ts';
+import { gpsTrip } from './fixtures/telemetry.ts';
+import { buildWorld, quietLogger } from './fixtures/world.ts';
 
 describe.each(testDialects())('rescore on $label', (dialect) => {
   describe.skipIf(dialect.skip)(dialect.name, () => {
@@ -242,6 +247,83 @@ describe.each(testDialects())('rescore on $label', (dialect) => {
       expect(resumed).toMatchObject({ runId: stopped.runId, resumed: true, interrupted: false, rescored: 30 });
       expect(first.calls + second.calls).toBe(30);
       expect(new Set(await versions())).toEqual(new Set(['fake-5']));
+    });
+  });
+});
+
+describe.each(testDialects())('rescore of failed uploads on $label', (dialect) => {
+  describe.skipIf(dialect.skip)(dialect.name, () => {
+    let database: TripsDatabase;
+    const nowMs = Date.UTC(2026, 10, 20, 12);
+    const ids: Record<string, string> = {};
+    const upload = async (tripId: string) =>
+      database.db
+        .selectFrom('trip_uploads')
+        .select(['status', 'model_version', 'last_error'])
+        .where('trip_id', '=', tripId)
+        .executeTakeFirstOrThrow();
+
+    beforeAll(async () => {
+      database = await dialect.open(tripsMigrations, { migrationTable: TRIPS_MIGRATION_TABLE });
+      await claimEnvironment(database.db, 'production', database.location);
+      await createFleet(database.db, { name: 'F', fleetId: 'fleet_f' });
+      // OK: scorable; FAILP: too short for the model (its verdict); FAIL: breaks the engine every time.
+      for (const plate of ['OK-1', 'FAILP-1', 'FAIL-1']) {
+        await createVehicle(database.db, { fleetId: 'fleet_f', plate });
+        const sender = { fleetId: 'fleet_f', vehicleId: null, keyId: null, source: 'test' };
+        const batch = gpsTrip({ startMs: nowMs - 86_400_000, vehicle: plate });
+        ids[plate] = (await acceptUpload(database.db, sender, `trip-${plate}`, batch, nowMs)).tripId;
+      }
+      const worker = new ScoringWorker({
+        db: database,
+        scorer: fakeScorer('m-1'),
+        logger: quietLogger(),
+        clock: () => nowMs,
+        maxAttempts: 1,
+      });
+      await worker.drain();
+    });
+    afterAll(async () => {
+      await database?.close();
+    });
+
+    it("records the model's verdict on an unscorable upload, and takes it again only under another model", async () => {
+      expect(await upload(ids['FAILP-1']!)).toMatchObject({ status: 'failed', model_version: 'm-1' });
+      // Attempts exhausted is no verdict of the model.
+      expect(await upload(ids['FAIL-1']!)).toMatchObject({ status: 'failed', model_version: null });
+
+      // Same model: the upload it found unscorable is left alone (before, every rescore scored it again and
+      // counted it as "not scorable" again); the one that breaks the engine stays failed and does not stop the run
+      // (before, it stopped every rescore there).
+      const same = fakeScorer('m-1');
+      const result = await rescore(database, same, { clock: () => nowMs });
+      expect(result).toMatchObject({ rescored: 0, failed: 1, total: 1, interrupted: false });
+      expect(same.calls).toBe(1);
+      expect(await upload(ids['FAIL-1']!)).toMatchObject({
+        status: 'failed',
+        model_version: null,
+        last_error: 'engine crashed (rescore)',
+      });
+
+      // A new model takes every trip again, the unscorable one too.
+      const next = fakeScorer('m-2');
+      expect(await rescore(database, next, { clock: () => nowMs })).toMatchObject({ rescored: 1, failed: 2, total: 3 });
+      expect(await upload(ids['FAILP-1']!)).toMatchObject({ status: 'failed', model_version: 'm-2' });
+      expect(await upload(ids['OK-1']!)).toMatchObject({ status: 'scored', model_version: 'm-2' });
+    });
+
+    it('stops at a scored trip the engine breaks on, naming it, and keeps its score', async () => {
+      const broken: TripScorer = {
+        modelVersion: 'm-3',
+        async score() {
+          throw new Error('engine went away');
+        },
+        close: async () => {},
+      };
+      await expect(rescore(database, broken, { clock: () => nowMs })).rejects.toThrow(
+        `rescore stopped at ${ids['OK-1']}: engine went away (the trips before it are done; run the command again to resume)`,
+      );
+      expect(await upload(ids['OK-1']!)).toMatchObject({ status: 'scored', model_version: 'm-2' });
     });
   });
 });

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { type Logger, withTransaction } from '@svc/platform';
 import { isPermanentScoringError, type TripScorer } from '../scoring/trip-scorer.ts';
-import { type ClaimedJob, claimJobs, failJob, renewLease } from '../store/job-queue.ts';
+import { type ClaimedJob, claimJobs, failJob, markJudgedBy, renewLease } from '../store/job-queue.ts';
 import type { TripsDatabase } from '../store/open-trips-database.ts';
 import { previousTripsOf } from '../store/previous-trips.ts';
 import type { UploadStatus } from '../store/schema.ts';
@@ -315,6 +315,9 @@ export class ScoringWorker {
           // leaves the scored list with it, as rescore takes out a trip the model can no longer score: a
           // failed upload is never served.
           if (failed === 'failed') await withdrawScoredTrip(trx, tripId, this.#clock());
+          // The model's own verdict is recorded with it: `trips rescore` tries the trip again only under another
+          // model (or with --all), not every time it runs.
+          if (failed === 'failed' && permanent) await markJudgedBy(trx, tripId, this.#scorer.modelVersion);
           return failed;
         });
         const line = { tripId, attempts, status, reason };

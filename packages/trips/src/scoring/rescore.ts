@@ -55,7 +55,9 @@ export interface RescoreResult {
  * run records the last trip id done (trips are taken in id order), so an interrupted rescore started
  * again with the same options continues where it stopped. Each trip is replaced in its own transaction
  * (trip, breakdown, route and day counts together); a trip the new model cannot score is kept as a
- * failed upload with the reason, and leaves the scored list. Trips whose telemetry was deleted
+ * failed upload with the reason and the model's version, and leaves the scored list (without `all`, an upload
+ * the current model already found unscorable is not taken again). An engine error stops the run at a scored
+ * trip (its score stays), but not at an upload that had failed already. Trips whose telemetry was deleted
  * (store/location-data.ts) cannot be scored again: they keep their score and are counted apart.
  */
 export async function rescore(
@@ -176,7 +178,16 @@ export async function rescore(
     const concurrency = Math.max(1, options.concurrency ?? 1);
     for (;;) {
       const batch = await candidates()
-        .select(['trip_id', 'fleet_id', 'vehicle_id', 'plate', 'driver_id', 'telemetry_gz', 'first_sample_ms'])
+        .select([
+          'trip_id',
+          'status',
+          'fleet_id',
+          'vehicle_id',
+          'plate',
+          'driver_id',
+          'telemetry_gz',
+          'first_sample_ms',
+        ])
         .orderBy('trip_id')
         .limit(batchSize)
         .execute();
@@ -222,14 +233,35 @@ export async function rescore(
                 keptWithoutTelemetry++;
                 return;
               }
-              if (!isPermanentScoringError(err)) throw err;
               const reason = err instanceof Error ? err.message : String(err);
+              if (!isPermanentScoringError(err)) {
+                // The engine broke down (or this trip breaks it). A scored trip keeps its score and the run stops
+                // here, so an engine outage does not withdraw trips. An upload that had failed already stays failed
+                // with the new reason: a trip that breaks the engine every time must not stop every rescore.
+                if (upload.status !== 'failed') {
+                  throw new Error(
+                    `rescore stopped at ${upload.trip_id}: ${reason} (the trips before it are done; run the command again to resume)`,
+                    { cause: err },
+                  );
+                }
+                await withTransaction(db, async (trx) => {
+                  await trx
+                    .updateTable('trip_uploads')
+                    .set({ last_error: `${reason} (rescore)`.slice(0, 2000) })
+                    .where('trip_id', '=', upload.trip_id)
+                    .execute();
+                  await recordDone(trx, upload.trip_id, 'failed');
+                });
+                failed++;
+                done[i + k] = true;
+                return;
+              }
               await withTransaction(db, async (trx) => {
                 // Later trips of the driver counted this one's driving time: they go back in the queue.
                 await withdrawScoredTrip(trx, upload.trip_id, clock());
                 await trx
                   .updateTable('trip_uploads')
-                  .set({ status: 'failed', last_error: reason, model_version: null, scored_at_ms: null })
+                  .set({ status: 'failed', last_error: reason, model_version: modelVersion, scored_at_ms: null })
                   .where('trip_id', '=', upload.trip_id)
                   .execute();
                 await recordDone(trx, upload.trip_id, 'failed');

@@ -96,6 +96,15 @@ export async function failJob(
 }
 
 /**
+ * Records on a failed upload the model version that found it unscorable (a permanent failure), as a scored
+ * upload records the model that scored it: rescore (scoring/rescore.ts) takes it again only under another model.
+ * A failure that was not the model's verdict (attempts exhausted, the engine unavailable) leaves it null.
+ */
+export async function markJudgedBy(db: Kysely<TripsSchema>, tripId: string, modelVersion: string): Promise<void> {
+  await db.updateTable('trip_uploads').set({ model_version: modelVersion }).where('trip_id', '=', tripId).execute();
+}
+
+/**
  * Puts failed (or all non-queued) uploads back in the queue, e.g. after a fix to the scoring engine. Uploads
  * whose telemetry was deleted (store/location-data.ts) stay as they are: there is nothing left to score.
  */

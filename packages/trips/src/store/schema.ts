@@ -139,6 +139,10 @@ export interface TripUploadsTable {
   lease_owner: string | null;
   last_error: string | null;
   scored_at_ms: number | null;
+  /**
+   * The model that scored the trip, or that found it unscorable (a failed upload); null while it is queued, and
+   * on an upload that failed for another reason (attempts exhausted).
+   */
   model_version: string | null;
   /**
    * When the raw telemetry was deleted (retention or a driver's erasure; `telemetry_gz` is then empty and
