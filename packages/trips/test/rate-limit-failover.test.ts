@@ -169,6 +169,12 @@ describe.skipIf(redis.skip)(`rate limits when Redis fails (${redis.label})`, () 
       await sleep(20);
     }
     expect(await readiness(a)).toEqual({ ok: true, status: 'degraded', degraded: [REDIS_NOT_BACK_YET] });
+    // The ingest endpoint's readiness says the same (its limits share the circuit).
+    expect((await a.ingest.inject({ url: '/readyz' })).json()).toEqual({
+      ok: true,
+      status: 'degraded',
+      degraded: [REDIS_NOT_BACK_YET],
+    });
     nowMs += REDIS_RETRY_AFTER_MS;
 
     // Both nodes count in Redis again: requests alternating between them take one shared budget, each
