@@ -12,6 +12,7 @@ import {
 } from '@svc/platform';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Environment } from '../environment.ts';
+import { failoverRateLimitStore, rateLimitDegraded } from '../rate-limit/failover-store.ts';
 import type { TripsDatabase } from '../store/open-trips-database.ts';
 import { ApiError } from './api-error.ts';
 import { resolveScope } from './auth.ts';
@@ -23,24 +24,6 @@ import { registerVehicleRoutes } from './vehicle-routes.ts';
 
 /** Default requests per minute per token (a token may carry its own). */
 export const DEFAULT_RATE_LIMIT_PER_MIN = 1200;
-
-/** What `/readyz` says while the rate-limit store does not answer. */
-const REDIS_DOWN = 'rate limits: Redis does not answer, so requests are served without limits';
-
-/** Whether Redis answers PING within a second (a reconnecting client would otherwise hold the probe). */
-async function answers(redis: Redis): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), 1000);
-  });
-  try {
-    return await Promise.race([redis.ping().then(() => true), timeout]);
-  } catch {
-    return false;
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 export interface ApiAppOptions {
   environment: Environment;
@@ -121,9 +104,9 @@ export async function buildApiApp(options: ApiAppOptions): Promise<FastifyInstan
       await database.ping();
       await options.readiness?.();
     },
-    // The API serves without enforcing limits while Redis is down (skipOnError below), so Redis is reported,
-    // not required: a load balancer probing /readyz must not take every node out of service for it.
-    ...(sharedLimits ? { degraded: async () => ((await answers(sharedLimits)) ? [] : [REDIS_DOWN]) } : {}),
+    // While Redis is down each node limits requests on its own (the failover store below), so Redis is
+    // reported, not required: a load balancer probing /readyz must not take every node out of service for it.
+    ...(sharedLimits ? { degraded: () => rateLimitDegraded(sharedLimits) } : {}),
     metricsToken: options.metricsToken,
   });
   app.get('/openapi.json', async (_req, reply) => {
@@ -143,10 +126,18 @@ export async function buildApiApp(options: ApiAppOptions): Promise<FastifyInstan
         // Plain functions: the plugin awaits their result either way, and an async one costs a promise more.
         max: (req) => req.scope?.rateLimitPerMin ?? options.rateLimit?.perMinute ?? DEFAULT_RATE_LIMIT_PER_MIN,
         keyGenerator: (req) => req.scope?.tokenId ?? `ip:${req.ip}`,
-        ...(options.rateLimit?.redis ? { redis: options.rateLimit.redis } : {}),
-        nameSpace: `trips:${environment}:rate:`,
-        // A Redis outage must not take the API down with it: requests are then served unlimited.
-        skipOnError: true,
+        // Shared through Redis; while Redis fails, counted by this node alone with the same limits (not
+        // served unlimited, and not waiting for a Redis that does not answer: see failover-store.ts).
+        ...(sharedLimits
+          ? {
+              store: failoverRateLimitStore({
+                redis: sharedLimits,
+                nameSpace: `trips:${environment}:rate:`,
+                logger: options.logger,
+                clock,
+              }),
+            }
+          : {}),
         errorResponseBuilder: (_req, context) =>
           new ApiError(
             429,

@@ -14,6 +14,7 @@ import { ApiError } from '../api/api-error.ts';
 import type { Environment } from '../environment.ts';
 import { ForbiddenError, IdempotencyConflictError, InvalidInputError, UnauthenticatedError } from '../errors.ts';
 import { TRIP_ID_PATTERN } from '../ids.ts';
+import { failoverRateLimitStore, rateLimitDegraded } from '../rate-limit/failover-store.ts';
 import { authenticateIngestKey, type IngestPrincipal } from '../store/ingest-keys.ts';
 import type { TripsDatabase } from '../store/open-trips-database.ts';
 import { acceptUpload } from './accept-upload.ts';
@@ -84,7 +85,12 @@ export async function buildIngestApp(options: IngestAppOptions): Promise<Fastify
       .code(404)
       .send({ ok: false, error: `no such endpoint: ${req.method} ${req.url.split('?')[0]?.slice(0, 200)}` });
   });
-  registerOpsRoutes(app, { readiness: () => database.ping(), metricsToken: options.metricsToken });
+  const sharedLimits = options.rateLimit?.redis;
+  registerOpsRoutes(app, {
+    readiness: () => database.ping(),
+    ...(sharedLimits ? { degraded: () => rateLimitDegraded(sharedLimits) } : {}),
+    metricsToken: options.metricsToken,
+  });
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(['application/json', 'application/x-ndjson'], { parseAs: 'buffer' }, (req, body, done) => {
@@ -138,9 +144,17 @@ export async function buildIngestApp(options: IngestAppOptions): Promise<Fastify
         timeWindow: 60_000,
         max: options.rateLimit?.perMinute ?? DEFAULT_INGEST_RATE_LIMIT_PER_MIN,
         keyGenerator: (req) => req.ingestKey?.keyId ?? `ip:${req.ip}`,
-        ...(options.rateLimit?.redis ? { redis: options.rateLimit.redis } : {}),
-        nameSpace: `trips:${environment}:ingest-rate:`,
-        skipOnError: true,
+        // As the API's: shared through Redis, counted by this node alone while Redis fails.
+        ...(sharedLimits
+          ? {
+              store: failoverRateLimitStore({
+                redis: sharedLimits,
+                nameSpace: `trips:${environment}:ingest-rate:`,
+                logger: options.logger,
+                clock,
+              }),
+            }
+          : {}),
         errorResponseBuilder: (_req, context) =>
           new ApiError(
             429,
