@@ -61,7 +61,7 @@ describe('deeply nested and wide block trees', () => {
     const content =
       '<!-- wp:group --><div><!-- wp:group {"layout":{"type":"flex","flexWrap":"nowrap"}} --><div><p class="x">deep</p></div>' +
       '<!-- /wp:group --></div><!-- /wp:group -->';
-    // What WordPress 6.1 prints, container number aside (it counts every block with layout support).
+    // What WordPress 6.1 prints (the inner group takes id 1, the outer one 2 but has no styles to show it).
     expect(new BlockRegistry().render(content, { containerCounter: 0 })).toBe(
       '<div><div><p class="is-layout-flow is-nowrap is-layout-flex wp-container-1 x">deep</p></div></div>',
     );
