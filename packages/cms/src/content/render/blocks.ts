@@ -233,9 +233,11 @@ class BlockOutput {
     const seam = tail + piece.slice(0, keep);
     const across = seam.indexOf(CLASS_ATTRIBUTE);
     if (across !== -1 && across < tail.length) this.#matches.push(base - tail.length + across);
-    for (let i = piece.indexOf(CLASS_ATTRIBUTE); i !== -1; i = piece.indexOf(CLASS_ATTRIBUTE, i + 1)) {
-      this.#matches.push(base + i);
-    }
+    // Only a piece's first match can be a block's first: every mark lies between pieces, so the first match after
+    // a mark is a seam match or the first match of a piece. (Finding them all made each dynamic block that keeps
+    // its inner HTML scan its whole subtree once more than needed.)
+    const first = piece.indexOf(CLASS_ATTRIBUTE);
+    if (first !== -1) this.#matches.push(base + first);
     this.#pieces.push(piece);
     this.#length += piece.length;
     this.#tail = piece.length >= keep ? piece.slice(-keep) : (tail + piece).slice(-keep);
