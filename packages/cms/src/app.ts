@@ -152,6 +152,9 @@ export async function buildApp(deps: BuildAppDeps): Promise<CmsApp> {
     appPasswords,
     authenticator: auth,
     secret: deps.secret,
+    refreshCacheGenerations: async () => {
+      await generations.refresh();
+    },
     content: noContent,
   } satisfies CmsContext);
 

@@ -73,6 +73,12 @@ export interface CmsContext {
   authenticator: Authenticator;
   /** Key of the application-password hashes. */
   secret: string;
+  /**
+   * Reads the cache generations anew, as every request does first (src/db/cache-generations.ts). Work that no
+   * request started (a timer) calls it before reading options or credentials: they would otherwise be used under
+   * the generation the last request read, however old, and miss a change another node or worker made since.
+   */
+  refreshCacheGenerations(): Promise<void>;
   /** Replaced by the content module in its `register`. */
   content: ContentProvider;
   /** Answers the site root (`/` without `rest_route`); set by the public-site module in its `register`. */

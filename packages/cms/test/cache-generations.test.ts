@@ -22,6 +22,7 @@ import {
   newUuid,
 } from '../src/auth/application-passwords.ts';
 import { loadCmsConfig } from '../src/config.ts';
+import { contentRuntimeOf } from '../src/content/module.ts';
 import { CacheGenerations } from '../src/db/cache-generations.ts';
 import { allMigrations, MIGRATION_TABLE } from '../src/db/connection.ts';
 import type { CmsDatabase } from '../src/db/schema.ts';
@@ -239,6 +240,44 @@ describe.each(testDialects())('two nodes on one database ($label)', (dialect) =>
       });
       expect(deleted.statusCode).toBe(200);
       expect((await call(a, boss, { method: 'GET', url: '/cms/v2/users/me' })).statusCode).toBe(401);
+    },
+  );
+  it.skipIf(dialect.skip)(
+    'publishes a scheduled post with the default category the other node set, though no request came in between',
+    async () => {
+      const category = async (name: string) =>
+        (await call(b, admin, { method: 'POST', url: '/cms/v2/categories', payload: { name } })).json().id as number;
+      const oldDefault = await category(`Old default ${serial}`);
+      const newDefault = await category(`New default ${serial}`);
+      const setDefault = (node: CmsApp, id: number) =>
+        call(node, admin, { method: 'POST', url: '/cms/v2/settings', payload: { default_category: id } });
+      expect((await setDefault(b, oldDefault)).statusCode).toBe(200);
+      // Node b schedules a post without categories (an hour ahead): its timer is armed for it.
+      const due = new Date(Date.now() + 3_600_000).toISOString().slice(0, 19);
+      const scheduled = await call(b, admin, {
+        method: 'POST',
+        url: '/cms/v2/posts',
+        payload: { title: `Scheduled ${serial}`, status: 'future', date_gmt: due, categories: [] },
+      });
+      expect(scheduled.json()).toMatchObject({ status: 'future', categories: [] });
+      const id = scheduled.json().id as number;
+      // Node a changes the default category; b serves no request after that.
+      expect((await setDefault(a, newDefault)).statusCode).toBe(200);
+      // The post becomes due (its date moved by SQL, as by another writer), and b's periodic refresh (run here
+      // rather than waiting its minute) arms b's timer for now: b publishes it in the background.
+      const past = new Date(Date.now() - 60_000).toISOString().slice(0, 19).replace('T', ' ');
+      await shared.first.db
+        .updateTable('posts')
+        .set({ date_gmt: past, date_local: past })
+        .where('id', '=', id)
+        .execute();
+      await contentRuntimeOf(b.ctx)!.scheduler.refresh();
+      const status = async () =>
+        (await shared.first.db.selectFrom('posts').select('status').where('id', '=', id).executeTakeFirst())?.status;
+      for (let i = 0; i < 200 && (await status()) !== 'publish'; i++) await new Promise((r) => setTimeout(r, 25));
+      expect(await status()).toBe('publish');
+      const post = await call(a, admin, { method: 'GET', url: `/cms/v2/posts/${id}?context=edit` });
+      expect(post.json()).toMatchObject({ status: 'publish', categories: [newDefault] });
     },
   );
 });

@@ -48,7 +48,7 @@ export function createContentRuntime(ctx: CmsContext): ContentRuntime {
     dialect: ctx.dialect,
     onScheduled: (gmt) => scheduler?.scheduled(gmt),
   });
-  scheduler = new FutureScheduler({ service, logger: ctx.logger });
+  scheduler = new FutureScheduler({ service, logger: ctx.logger, beforeWork: () => ctx.refreshCacheGenerations() });
   const blocks = new BlockRegistry();
   const shortcodes = defaultShortcodes();
   const renderers = new Map<string, CachedRenderer>();

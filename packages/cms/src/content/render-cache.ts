@@ -40,10 +40,21 @@ export class LruCache<V> {
   }
 }
 
-/** A renderer that remembers its output per post version. */
+/** A rendered text and how many unique ids (layout containers, galleries) rendering it took. */
+interface Rendered {
+  text: string;
+  ids: number;
+}
+
+/**
+ * A renderer that remembers its output per post version. Block rendering numbers layout containers from the
+ * response's counter (WordPress's wp_unique_id()), so the same post renders differently after other posts of
+ * the same response: the counter at the start is part of the key, and a hit moves the counter on as rendering
+ * would have. (Before, a post first rendered third in a feed kept that feed's numbers on its own page.)
+ */
 export class CachedRenderer {
   readonly inner: ContentRenderer;
-  readonly #cache: LruCache<string>;
+  readonly #cache: LruCache<Rendered>;
   /** Part of every key: what else the output depends on (smilies on/off, site URL). */
   readonly #flavour: string;
 
@@ -53,16 +64,19 @@ export class CachedRenderer {
     this.#cache = new LruCache(maxEntries);
   }
 
-  #memo(post: Post, kind: string, render: () => string): string {
+  #memo(post: Post, kind: string, render: () => string, state?: BlockRenderState): string {
     // Posts without an id (previews) are never cached.
     if (!post.id) return render();
-    const key = `${post.id}:${post.version}:${kind}:${this.#flavour}`;
-    let value = this.#cache.get(key);
-    if (value === undefined) {
-      value = render();
-      this.#cache.set(key, value);
+    const start = state?.containerCounter ?? 0;
+    const key = `${post.id}:${post.version}:${kind}:${this.#flavour}:${start}`;
+    const cached = this.#cache.get(key);
+    if (cached !== undefined) {
+      if (state) state.containerCounter += cached.ids;
+      return cached.text;
     }
-    return value;
+    const text = render();
+    this.#cache.set(key, { text, ids: (state?.containerCounter ?? 0) - start });
+    return text;
   }
 
   title(post: Post): string {
@@ -70,10 +84,10 @@ export class CachedRenderer {
   }
 
   content(post: Post, state?: BlockRenderState): string {
-    return this.#memo(post, 'c', () => this.inner.content(post.content, state));
+    return this.#memo(post, 'c', () => this.inner.content(post.content, state), state);
   }
 
   excerpt(post: Post, excerptLength?: number, state?: BlockRenderState): string {
-    return this.#memo(post, `e${excerptLength ?? ''}`, () => this.inner.excerpt(post, excerptLength, state));
+    return this.#memo(post, `e${excerptLength ?? ''}`, () => this.inner.excerpt(post, excerptLength, state), state);
   }
 }

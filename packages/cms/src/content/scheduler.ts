@@ -13,12 +13,18 @@ export interface FutureSchedulerOptions {
   logger: Logger;
   /** How often the earliest due date is re-read from the database (ms). */
   refreshMs?: number;
+  /**
+   * Run before the timer publishes: reads the cache generations, so the options publishing uses (the default
+   * category) are the current ones and not those of the last request this process served.
+   */
+  beforeWork?: () => Promise<void>;
 }
 
 export class FutureScheduler {
   readonly #service: ContentService;
   readonly #logger: Logger;
   readonly #refreshMs: number;
+  readonly #beforeWork: () => Promise<void>;
   /** GMT millisecond of the earliest scheduled post known to this node; Infinity when none. */
   #nextDueMs = Number.NEGATIVE_INFINITY;
   #timer: NodeJS.Timeout | null = null;
@@ -30,6 +36,7 @@ export class FutureScheduler {
     this.#service = options.service;
     this.#logger = options.logger;
     this.#refreshMs = options.refreshMs ?? 60_000;
+    this.#beforeWork = options.beforeWork ?? (async () => {});
   }
 
   /** Starts the periodic refresh. */
@@ -91,7 +98,10 @@ export class FutureScheduler {
     if (this.#stopped || !Number.isFinite(this.#nextDueMs)) return;
     const delay = Math.max(0, Math.min(this.#nextDueMs - this.#service.now().getTime() + 50, 2 ** 31 - 1));
     this.#timer = setTimeout(() => {
-      this.publishDue().catch((err) => this.#logger.warn({ err }, 'publishing scheduled posts failed'));
+      // No request read the generations for this work (reads of posts call publishDue() after theirs).
+      this.#beforeWork()
+        .then(() => this.publishDue())
+        .catch((err) => this.#logger.warn({ err }, 'publishing scheduled posts failed'));
     }, delay);
     this.#timer.unref();
   }

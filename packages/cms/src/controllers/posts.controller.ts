@@ -708,7 +708,8 @@ export class PostsController extends RestController {
     const repo = this.#rt.service.repo;
     const stickyFirst =
       this.#isPost && request.get('ignore_sticky') === false && this.#stickyFirst(request, query, page);
-    const renderState = (await this.#rt.renderer()).inner.newState();
+    // Each item's blocks are numbered on their own (its `wp-container-N` from 1), as the item cache keeps them
+    // and as a read of the item alone shows them; WordPress goes on counting across the posts of a list.
     const cache = this.#cacheFor(request);
     let items: unknown[] | null = null;
     let total = 0;
@@ -722,7 +723,7 @@ export class PostsController extends RestController {
       total = this.#foundPosts(result.total, keys.length, page, offsetParam);
       this.#checkPageNumber(page, perPage, total);
       const extras = await this.loadExtras(keys, request, settings, false);
-      items = await this.#cachedItems(cache, keys, request, extras, (missing) => this.#fullRows(missing), renderState);
+      items = await this.#cachedItems(cache, keys, request, extras, (missing) => this.#fullRows(missing));
     }
     if (items === null) {
       const result = await repo.list(query, { limit: perPage, offset });
@@ -735,7 +736,7 @@ export class PostsController extends RestController {
       const extras = await this.loadExtras(posts, request, settings);
       items = [];
       for (const post of posts) {
-        const response = await this.prepareItemForResponse(post, request, extras, renderState);
+        const response = await this.prepareItemForResponse(post, request, extras);
         items.push(this.prepareResponseForCollection(response));
       }
     }
@@ -1485,7 +1486,6 @@ export class PostsController extends RestController {
     request: RestRequest,
     extras: PostExtras,
     fetch: (missing: PostKey[]) => Promise<Post[] | null>,
-    renderState?: BlockRenderState,
   ): Promise<RawJson[] | null> {
     const scope = this.#cacheScope(cache, request, extras);
     const keys: string[] = [];
@@ -1505,7 +1505,7 @@ export class PostsController extends RestController {
       let next = 0;
       for (let i = 0; i < posts.length; i++) {
         if (json[i] !== undefined) continue;
-        const response = await this.prepareItemForResponse(full[next++] as Post, request, extras, renderState);
+        const response = await this.prepareItemForResponse(full[next++] as Post, request, extras);
         const text = JSON.stringify(this.prepareResponseForCollection(response));
         cache.set(keys[i] as string, text);
         json[i] = text;

@@ -1013,6 +1013,8 @@ function invalidParams(params: Record<string, string>, details: Record<string, u
   return new RestError('rest_invalid_param', `Invalid parameter(s): ${Object.keys(params).join(', ')}`, {
     status: 400,
     params,
-    details,
+    // WordPress's details are a PHP array keyed by parameter: JSON's `[]` while empty (every invalid parameter
+    // was refused without an error object, as `meta` that is not an object), an object otherwise.
+    details: Object.keys(details).length > 0 ? details : [],
   });
 }

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   BlockRegistry,
   type BlockRenderState,
@@ -61,7 +61,7 @@ describe('deeply nested and wide block trees', () => {
     const content =
       '<!-- wp:group --><div><!-- wp:group {"layout":{"type":"flex","flexWrap":"nowrap"}} --><div><p class="x">deep</p></div>' +
       '<!-- /wp:group --></div><!-- /wp:group -->';
-    // What WordPress 6.1 prints, container number aside (it counts every block with layout support).
+    // What WordPress 6.1 prints (the inner group takes id 1, the outer one 2 but has no styles to show it).
     expect(new BlockRegistry().render(content, { containerCounter: 0 })).toBe(
       '<div><div><p class="is-layout-flow is-nowrap is-layout-flex wp-container-1 x">deep</p></div></div>',
     );
@@ -177,5 +177,57 @@ describe('the stack-based renderer', () => {
       expect(registry.renderBlock(block, a)).toBe(old(block, b));
       expect(a.containerCounter).toBe(b.containerCounter);
     }
+  });
+});
+
+describe('work done for deeply nested dynamic blocks (counted, not timed; bench/nested-blocks.ts times them)', () => {
+  const open = '<!-- wp:group --><div class="wp-block-group">';
+  const close = '</div><!-- /wp:group -->';
+  /** Groups nested `depth` deep, each holding a dynamic block that holds the next group. */
+  const nested = (name: string, depth: number) =>
+    `${`${open}<!-- wp:${name} -->`.repeat(depth)}x${`<!-- /wp:${name} -->${close}`.repeat(depth)}`;
+
+  const measure = (name: string, keep: boolean, depth: number) => {
+    const registry = new BlockRegistry();
+    const handed = { calls: 0, chars: 0 };
+    registry.registerDynamic(name, (_attrs, inner) => {
+      handed.calls += 1;
+      handed.chars += inner.length;
+      return keep ? `<div class="kept">${inner}</div>` : '<ul class="dropped"></ul>';
+    });
+    const blocks = parseBlocks(nested(name, depth));
+    // Searches for `class="`: what the renderer does to find where layout classes go.
+    const indexOf = vi.spyOn(String.prototype, 'indexOf');
+    let searches = 0;
+    let html = '';
+    try {
+      for (const block of blocks) html += registry.renderBlock(block, { containerCounter: 0 });
+      searches = indexOf.mock.calls.filter(([needle]) => needle === 'class="').length;
+    } finally {
+      indexOf.mockRestore();
+    }
+    return { ...handed, searches, html };
+  };
+
+  it('searches each piece of HTML once, however deep the dynamic blocks that keep their inner HTML nest', () => {
+    const small = measure('test/keep', true, 500);
+    const large = measure('test/keep', true, 1000);
+    expect(large.html.startsWith('<div class="is-layout-flow wp-block-group"><div class="kept">')).toBe(true);
+    // Linear: twice as deep, twice the searches (each piece once, and its seam). Before, every dynamic block's
+    // output was searched for all its `class="`, its whole subtree's again: a million searches at depth 1,000.
+    expect(large.searches).toBeLessThanOrEqual(2 * small.searches + 10);
+    expect(large.searches).toBeLessThan(10 * 1000);
+    // What the renderers themselves are handed is quadratic by contract (each gets its inner HTML, its whole
+    // subtree, as WordPress's render callbacks get $content): no renderer-independent way around it.
+    expect(large.calls).toBe(1000);
+    expect(large.chars).toBeGreaterThan(3.9 * small.chars);
+  });
+
+  it('hands dynamic blocks that drop their inner HTML a bounded amount each: linear overall', () => {
+    const small = measure('test/drop', false, 1000);
+    const large = measure('test/drop', false, 2000);
+    expect([small.calls, large.calls]).toEqual([1000, 2000]);
+    expect(large.chars).toBeLessThanOrEqual(2 * small.chars + 100);
+    expect(large.searches).toBeLessThanOrEqual(2 * small.searches + 10);
   });
 });

@@ -19,6 +19,7 @@ export interface ParsedBlock {
 
 /** State shared by the blocks rendered for one response (WordPress's per-request unique ids). */
 export interface BlockRenderState {
+  /** The last unique id given (wp_unique_id()'s counter: layout containers and galleries share it). */
   containerCounter: number;
 }
 
@@ -53,25 +54,53 @@ export function hasBlock(content: string, name: string): boolean {
   return full.startsWith('core/') && content.includes(`<!-- wp:${full} `);
 }
 
-type LayoutType = 'default' | 'constrained' | 'flex';
-
-// The core blocks that support layout, with their default layout (block.json `__experimentalLayout`).
+// The core blocks that support layout in WordPress 6.1, with their default layout (block.json
+// `__experimentalLayout`). Every one of them takes a unique id when it renders, styled or not.
 const LAYOUT_BLOCKS: Record<string, Record<string, unknown>> = {
   'core/group': {},
   'core/column': {},
   'core/post-content': {},
+  'core/post-template': {},
+  'core/query': {},
   'core/buttons': { type: 'flex' },
   'core/columns': { type: 'flex', flexWrap: 'nowrap' },
+  'core/comments-pagination': { type: 'flex' },
   'core/gallery': { type: 'flex' },
   'core/navigation': { type: 'flex' },
+  'core/query-pagination': { type: 'flex' },
   'core/social-links': { type: 'flex' },
 };
 
-const LAYOUT_CLASS: Record<LayoutType, string> = {
+// Blocks whose block.json skips serializing the block gap (`__experimentalSkipSerialization`): their gap
+// never makes layout styles.
+const SKIPS_GAP_SERIALIZATION = new Set(['core/gallery']);
+
+// The theme's layout definitions (`settings.layout.definitions` of theme.json): the class of each type.
+const LAYOUT_CLASS: Record<string, string> = {
   default: 'is-layout-flow',
   constrained: 'is-layout-constrained',
   flex: 'is-layout-flex',
 };
+
+// The flex values that make a style (others are ignored, as WordPress ignores them).
+const FLEX_JUSTIFY = new Set(['left', 'right', 'center']);
+const FLEX_JUSTIFY_HORIZONTAL = new Set([...FLEX_JUSTIFY, 'space-between']);
+const FLEX_ALIGN = new Set(['top', 'center', 'bottom']);
+
+/** PHP's truthiness (`! empty()`): '', '0', 0, false, null and empty arrays are false. */
+function phpTruthy(value: unknown): boolean {
+  if (value === undefined || value === null || value === false || value === '' || value === '0' || value === 0) {
+    return false;
+  }
+  if (Array.isArray(value)) return value.length > 0;
+  if (typeof value === 'object') return Object.keys(value).length > 0;
+  return true;
+}
+
+/** A layout or attribute value WordPress reads as an array: JSON objects only (anything else has no keys). */
+function asRecord(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
 
 function slugClass(value: unknown): string {
   return String(value)
@@ -81,34 +110,77 @@ function slugClass(value: unknown): string {
     .replace(/^-|-$/g, '');
 }
 
+// A gap value holding one of these is dropped (the layout support's check for unsafe CSS).
+const UNSAFE_GAP = /[\\(&=}]|\/\*/;
+
+/** The block gap as the layout support reads it: unsafe values are null, sides of an object kept by name. */
+function safeGap(gap: unknown): unknown {
+  const unsafe = (value: unknown) => phpTruthy(value) && typeof value !== 'object' && UNSAFE_GAP.test(String(value));
+  if (gap !== null && typeof gap === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [side, value] of Object.entries(gap)) out[side] = unsafe(value) ? null : value;
+    return out;
+  }
+  return unsafe(gap) ? null : gap;
+}
+
 /**
- * wp_render_layout_support_flag(): the layout classes of a block that supports layout (undefined for other
- * blocks). They go after the first `class="` of the block's HTML; the caller puts them there.
+ * Whether wp_get_layout_style() makes any CSS for the layout with the theme's settings (block gap supported):
+ * only then does the block carry its `wp-container-N` class.
+ */
+function hasLayoutStyles(layout: Record<string, unknown>, gap: unknown, skipGap: boolean): boolean {
+  const type = layout.type ?? 'default';
+  // The flow and constrained layouts use the gap's top side.
+  const verticalGap = gap !== null && typeof gap === 'object' ? ((gap as Record<string, unknown>).top ?? null) : gap;
+  const gapStyles = verticalGap !== undefined && verticalGap !== null && !skipGap;
+  if (type === 'default') return gapStyles;
+  if (type === 'constrained') {
+    return (
+      phpTruthy(layout.contentSize) ||
+      phpTruthy(layout.wideSize) ||
+      layout.justifyContent === 'left' ||
+      layout.justifyContent === 'right' ||
+      gapStyles
+    );
+  }
+  if (type === 'flex') {
+    const orientation = layout.orientation ?? 'horizontal';
+    if (orientation !== 'horizontal') return true; // flex-direction: column, always
+    if (phpTruthy(layout.flexWrap) && layout.flexWrap === 'nowrap') return true;
+    if (gap !== undefined && gap !== null && !skipGap) return true;
+    const justify = layout.justifyContent;
+    if (phpTruthy(justify) && FLEX_JUSTIFY_HORIZONTAL.has(String(justify))) return true;
+    return phpTruthy(layout.verticalAlignment) && FLEX_ALIGN.has(String(layout.verticalAlignment));
+  }
+  return false;
+}
+
+/**
+ * wp_render_layout_support_flag() with the theme's settings (twentytwentythree's: block gap supported, root
+ * padding aware alignments on): the layout classes of a block that supports layout (undefined for other blocks).
+ * Every such block takes the next unique id, as wp_unique_id() is called before WordPress knows whether the
+ * block has styles of its own; only a styled one shows it as `wp-container-N`. The classes go after the first
+ * `class="` of the block's HTML; the caller puts them there.
  */
 function layoutClasses(block: ParsedBlock, state: BlockRenderState): string | undefined {
-  const defaults = LAYOUT_BLOCKS[block.blockName ?? ''];
+  const name = block.blockName ?? '';
+  const defaults = LAYOUT_BLOCKS[name];
   if (!defaults) return undefined;
   const attrs = block.attrs ?? {};
-  const layout: Record<string, unknown> = { ...(attrs.layout ?? defaults) };
-  if (layout.inherit || layout.contentSize) layout.type = 'constrained';
-  const type = (['constrained', 'flex'].includes(layout.type as string) ? layout.type : 'default') as LayoutType;
+  const own = asRecord(attrs.layout);
+  const layout: Record<string, unknown> = { ...(attrs.layout !== undefined && attrs.layout !== null ? own : defaults) };
+  const id = ++state.containerCounter;
+  if (phpTruthy(layout.inherit) || phpTruthy(layout.contentSize)) layout.type = 'constrained';
   const classes: string[] = [];
-  if (attrs.layout?.orientation) classes.push(`is-${slugClass(attrs.layout.orientation)}`);
-  if (attrs.layout?.justifyContent) classes.push(`is-content-justification-${slugClass(attrs.layout.justifyContent)}`);
-  if (attrs.layout?.flexWrap === 'nowrap') classes.push('is-nowrap');
-  classes.push(LAYOUT_CLASS[type]);
-  // A container id is only added when the block generates its own layout styles.
-  const gap = attrs.style?.spacing?.blockGap;
-  const styled =
-    gap !== undefined ||
-    (type === 'constrained' &&
-      (layout.contentSize || layout.wideSize || ['left', 'right'].includes(layout.justifyContent as string))) ||
-    (type === 'flex' &&
-      (layout.flexWrap === 'nowrap' ||
-        layout.justifyContent ||
-        layout.verticalAlignment ||
-        layout.orientation === 'vertical'));
-  if (styled) classes.push(`wp-container-${++state.containerCounter}`);
+  if (layout.type === 'constrained') classes.push('has-global-padding');
+  if (phpTruthy(own.orientation)) classes.push(`is-${slugClass(own.orientation)}`);
+  if (phpTruthy(own.justifyContent)) classes.push(`is-content-justification-${slugClass(own.justifyContent)}`);
+  if (own.flexWrap === 'nowrap') classes.push('is-nowrap');
+  // A type the theme does not define (`grid` in 6.1) gets no layout class at all.
+  const typeName = layout.type === undefined || layout.type === null ? 'default' : String(layout.type);
+  if (Object.hasOwn(LAYOUT_CLASS, typeName)) classes.push(LAYOUT_CLASS[typeName] as string);
+  const gap = safeGap(asRecord(asRecord(attrs.style).spacing).blockGap);
+  if (hasLayoutStyles(layout, gap, SKIPS_GAP_SERIALIZATION.has(name))) classes.push(`wp-container-${id}`);
   return classes.join(' ');
 }
 
@@ -161,9 +233,11 @@ class BlockOutput {
     const seam = tail + piece.slice(0, keep);
     const across = seam.indexOf(CLASS_ATTRIBUTE);
     if (across !== -1 && across < tail.length) this.#matches.push(base - tail.length + across);
-    for (let i = piece.indexOf(CLASS_ATTRIBUTE); i !== -1; i = piece.indexOf(CLASS_ATTRIBUTE, i + 1)) {
-      this.#matches.push(base + i);
-    }
+    // Only a piece's first match can be a block's first: every mark lies between pieces, so the first match after
+    // a mark is a seam match or the first match of a piece. (Finding them all made each dynamic block that keeps
+    // its inner HTML scan its whole subtree once more than needed.)
+    const first = piece.indexOf(CLASS_ATTRIBUTE);
+    if (first !== -1) this.#matches.push(base + first);
     this.#pieces.push(piece);
     this.#length += piece.length;
     this.#tail = piece.length >= keep ? piece.slice(-keep) : (tail + piece).slice(-keep);
@@ -306,6 +380,11 @@ export class BlockRegistry {
         if (!block.blockName) continue;
         const dynamic = this.#dynamic.get(block.blockName);
         if (dynamic) out.append(dynamic(block.attrs ?? {}, out.take(frame.mark), block, state));
+        // The gallery's render callback marks it with a unique id of its own (for its gap style), before the
+        // layout support runs.
+        else if (block.blockName === 'core/gallery') {
+          out.addClasses(frame.mark, `wp-block-gallery-${++state.containerCounter}`);
+        }
         const classes = layoutClasses(block, state);
         if (classes !== undefined) out.addClasses(frame.mark, classes);
       }
