@@ -142,16 +142,26 @@ describe.each(testDialects())('ingest killed mid-stream on $label', (dialect) =>
       const TRIPS = trips.length;
       expect(acked.size).toBe(TRIPS);
 
-      // Let the surviving node finish the queue (jobs of killed nodes come back when their lease expires).
-      const deadline = Date.now() + 120_000;
+      // Let the surviving node finish the queue (jobs of killed nodes come back when their lease expires). It
+      // fails only when the queue stops moving for two minutes, not after a fixed time: a loaded machine (CI
+      // with other test files) scores slower, which is not what this test is about.
+      let lastPending = Number.POSITIVE_INFINITY;
+      let stuckSince = Date.now();
       for (;;) {
         const pending = await database.db
           .selectFrom('trip_uploads')
           .select((eb) => eb.fn.countAll<number>().as('n'))
           .where('status', 'in', ['queued', 'scoring'])
           .executeTakeFirstOrThrow();
-        if (Number(pending.n) === 0) break;
-        if (Date.now() > deadline) throw new Error(`queue not drained:\n${node.output().slice(-3000)}`);
+        const n = Number(pending.n);
+        if (n === 0) break;
+        if (n < lastPending) {
+          lastPending = n;
+          stuckSince = Date.now();
+        }
+        if (Date.now() - stuckSince > 120_000) {
+          throw new Error(`queue not draining (${n} left):\n${node.output().slice(-3000)}`);
+        }
         await sleep(500);
       }
       await stopServiceNode(node);
@@ -183,6 +193,6 @@ describe.each(testDialects())('ingest killed mid-stream on $label', (dialect) =>
         const check = await sql<{ integrity_check: string }>`pragma integrity_check`.execute(database.db);
         expect(check.rows[0]!.integrity_check).toBe('ok');
       }
-    }, 300_000);
+    }, 900_000);
   });
 });
