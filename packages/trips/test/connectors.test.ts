@@ -446,16 +446,20 @@ describe.each(testDialects())('file connectors on $label', (dialect) => {
     });
 
     const munich = new URL('../../../../shared/data/traces/munich-x0001-001.json', import.meta.url);
+    /** The Munich trace converted to CSV, written beside the other test files. */
+    const munichCsv = () => {
+      const fixes = JSON.parse(readFileSync(munich, 'utf8')) as Array<{ point: string; time: string }>;
+      const rows = ['lon,lat,time'];
+      for (const f of fixes) {
+        const [lon, lat] = f.point.replace(/^POINT\(|\)$/g, '').split(' ');
+        rows.push(`${lon},${lat},${f.time.replace(' ', 'T').replace(/([+-]\d{2})(\d{2})$/, '$1:$2')}`);
+      }
+      writeFileSync(path.join(dir, 'munich.csv'), rows.join('\n'));
+    };
     it.skipIf(!existsSync(munich))(
       'imports a real 1 Hz Munich trip converted to CSV (skipped without ../shared/data)',
       async () => {
-        const fixes = JSON.parse(readFileSync(munich, 'utf8')) as Array<{ point: string; time: string }>;
-        const rows = ['lon,lat,time'];
-        for (const f of fixes) {
-          const [lon, lat] = f.point.replace(/^POINT\(|\)$/g, '').split(' ');
-          rows.push(`${lon},${lat},${f.time.replace(' ', 'T').replace(/([+-]\d{2})(\d{2})$/, '$1:$2')}`);
-        }
-        writeFileSync(path.join(dir, 'munich.csv'), rows.join('\n'));
+        munichCsv();
         const s = await importFile(database.db, path.join(dir, 'munich.csv'), options);
         expect(s).toMatchObject({ imported: 1, rejected: [] });
       },
@@ -469,6 +473,7 @@ describe.each(testDialects())('file connectors on $label', (dialect) => {
         const s = await importFile(database.db, file, { fleetId: 'fleet_imp', plate: 'IM-MUC' });
         expect(s).toMatchObject({ format: 'geojson', trips: 1, imported: 1, duplicates: 0, rejected: [] });
         // Its 1,194 fixes, at their instants: the same drive as its CSV conversion is a duplicate of it.
+        munichCsv();
         const again = await importFile(database.db, path.join(dir, 'munich.csv'), {
           fleetId: 'fleet_imp',
           plate: 'IM-MUC',
