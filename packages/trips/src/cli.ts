@@ -563,7 +563,9 @@ keys
 
 program
   .command('import')
-  .description('import trips from GPX, CSV, GeoJSON or NDJSON files (optionally .gz) through the ingest operation')
+  .description(
+    'import trips from GPX, CSV, GeoJSON, JSON samples or NDJSON files (optionally .gz) through the ingest operation',
+  )
   .argument('<files...>', 'files to import')
   .requiredOption('--fleet <fleetId>', 'fleet the trips belong to')
   .option('--vehicle <plate>', 'vehicle of the trips (required unless each trip names its vehicle)')

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { testDialects } from '@svc/platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -445,20 +446,71 @@ describe.each(testDialects())('file connectors on $label', (dialect) => {
     });
 
     const munich = new URL('../../../../shared/data/traces/munich-x0001-001.json', import.meta.url);
+    /** The Munich trace converted to CSV, written beside the other test files. */
+    const munichCsv = () => {
+      const fixes = JSON.parse(readFileSync(munich, 'utf8')) as Array<{ point: string; time: string }>;
+      const rows = ['lon,lat,time'];
+      for (const f of fixes) {
+        const [lon, lat] = f.point.replace(/^POINT\(|\)$/g, '').split(' ');
+        rows.push(`${lon},${lat},${f.time.replace(' ', 'T').replace(/([+-]\d{2})(\d{2})$/, '$1:$2')}`);
+      }
+      writeFileSync(path.join(dir, 'munich.csv'), rows.join('\n'));
+    };
     it.skipIf(!existsSync(munich))(
       'imports a real 1 Hz Munich trip converted to CSV (skipped without ../shared/data)',
       async () => {
-        const fixes = JSON.parse(readFileSync(munich, 'utf8')) as Array<{ point: string; time: string }>;
-        const rows = ['lon,lat,time'];
-        for (const f of fixes) {
-          const [lon, lat] = f.point.replace(/^POINT\(|\)$/g, '').split(' ');
-          rows.push(`${lon},${lat},${f.time.replace(' ', 'T').replace(/([+-]\d{2})(\d{2})$/, '$1:$2')}`);
-        }
-        writeFileSync(path.join(dir, 'munich.csv'), rows.join('\n'));
+        munichCsv();
         const s = await importFile(database.db, path.join(dir, 'munich.csv'), options);
         expect(s).toMatchObject({ imported: 1, rejected: [] });
       },
     );
+
+    it.skipIf(!existsSync(munich))(
+      'imports the real Munich trip as it is published, a JSON array of WKT points, as the other commands read it (skipped without ../shared/data)',
+      async () => {
+        await createVehicle(database.db, { fleetId: 'fleet_imp', plate: 'IM-MUC' });
+        const file = fileURLToPath(munich);
+        const s = await importFile(database.db, file, { fleetId: 'fleet_imp', plate: 'IM-MUC' });
+        expect(s).toMatchObject({ format: 'geojson', trips: 1, imported: 1, duplicates: 0, rejected: [] });
+        // Its 1,194 fixes, at their instants: the same drive as its CSV conversion is a duplicate of it.
+        munichCsv();
+        const again = await importFile(database.db, path.join(dir, 'munich.csv'), {
+          fleetId: 'fleet_imp',
+          plate: 'IM-MUC',
+        });
+        expect(again).toMatchObject({ imported: 0, duplicates: 1 });
+        expect(again.tripIds).toEqual(s.tripIds);
+      },
+    );
+
+    it('reads JSON holding a telemetry batch or an array of samples, and names the record of a bad position', async () => {
+      const samples = Array.from({ length: 200 }, (_, i) => ({
+        type: 'gps',
+        t: T0 + 20_000_000 + i * 1000,
+        lon: 7.42 + i * 0.0002,
+        lat: 43.73,
+      }));
+      writeFileSync(
+        path.join(dir, 'batch.json'),
+        JSON.stringify({ schemaVersion: 1, clientTripId: 'json-batch-1', samples }),
+      );
+      const batch = await importFile(database.db, path.join(dir, 'batch.json'), options);
+      expect(batch).toMatchObject({ trips: 1, imported: 1, rejected: [] });
+      const shifted = samples.map((x) => ({ ...x, t: x.t + 10_000_000 }));
+      writeFileSync(path.join(dir, 'samples.json'), JSON.stringify(shifted));
+      expect(await importFile(database.db, path.join(dir, 'samples.json'), options)).toMatchObject({
+        imported: 1,
+        rejected: [],
+      });
+      const positions = shifted.map((x) => ({ point: `POINT(${x.lon} ${x.lat})`, time: new Date(x.t).toISOString() }));
+      positions[7] = { point: 'POINT(7.42)', time: positions[7]!.time };
+      writeFileSync(path.join(dir, 'positions.json'), JSON.stringify(positions));
+      const bad = await importFile(database.db, path.join(dir, 'positions.json'), options);
+      expect(bad).toMatchObject({ imported: 0 });
+      expect(bad.rejected).toEqual([
+        { location: 'file', reason: 'record 7: point "POINT(7.42)" is not a WKT POINT(lon lat)' },
+      ]);
+    });
   });
 });
 

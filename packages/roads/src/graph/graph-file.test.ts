@@ -1,6 +1,7 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateCity } from '../synthetic/generate-city.ts';
 import { GRAPH_FILE_VERSION, loadGraph, parseGraph, serialiseGraph, writeGraph } from './graph-file.ts';
@@ -34,6 +35,27 @@ describe('graph file', () => {
       /not-a-graph\.graph: not a usable road graph file: expected magic "SVCROADS"/,
     );
   });
+
+  it('says an OpenStreetMap extract given as a graph is one, and how to build the graph', () => {
+    const file = join(dir, 'town.osm');
+    writeFileSync(
+      file,
+      '<?xml version="1.0" encoding="UTF-8"?>\n<osm version="0.6"><node id="1" lat="1" lon="1"/></osm>',
+    );
+    expect(() => loadGraph(file)).toThrow(
+      `${file}: not a usable road graph file: it is an OpenStreetMap extract; build a graph from it first: roads build ${file} -o <file>.graph`,
+    );
+  });
+
+  const monacoPbf = fileURLToPath(new URL('../../../../../shared/data/osm/monaco.osm.pbf', import.meta.url));
+  it.skipIf(!existsSync(monacoPbf))(
+    'says the real Monaco .osm.pbf given as a graph is an extract (skipped when ../shared/data is absent)',
+    () => {
+      expect(() => loadGraph(monacoPbf)).toThrow(
+        /monaco\.osm\.pbf: not a usable road graph file: it is an OpenStreetMap extract; build a graph from it first: roads build .*monaco\.osm\.pbf -o <file>\.graph$/,
+      );
+    },
+  );
 
   it('rejects another format version and asks for a rebuild', () => {
     const bytes = serialiseGraph(city);

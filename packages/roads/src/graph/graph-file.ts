@@ -133,7 +133,15 @@ export function parseGraph(bytes: Uint8Array, name = 'graph'): RoadGraph {
   };
   if (buffer.length < HEADER_FIXED_BYTES) fail(`only ${buffer.length} bytes`);
   const magic = Buffer.from(buffer.buffer, buffer.byteOffset, 8).toString('latin1');
-  if (magic !== GRAPH_MAGIC) fail(`expected magic "${GRAPH_MAGIC}", found ${JSON.stringify(magic)}`);
+  if (magic !== GRAPH_MAGIC) {
+    // The extract a graph is built from is the usual mistake (`--roads monaco.osm.pbf`, TRIPS_ROAD_GRAPH): its
+    // leading bytes quoted as the found magic told the user nothing.
+    const head = Buffer.from(buffer.buffer, buffer.byteOffset, Math.min(64, buffer.length)).toString('latin1');
+    if (head.slice(4, 20).includes('OSMHeader') || /^\uFEFF?\s*(<\?xml[^>]*\?>\s*)?<osm[\s>]/.test(head)) {
+      fail(`it is an OpenStreetMap extract; build a graph from it first: roads build ${name} -o <file>.graph`);
+    }
+    fail(`expected magic "${GRAPH_MAGIC}", found ${JSON.stringify(magic)}`);
+  }
   const view = new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength);
   const version = view.getUint32(8, true);
   if (version !== GRAPH_FILE_VERSION) {

@@ -124,6 +124,8 @@ export class TraceMatcher {
   readonly duplicateOf: Int32Array;
   /** For fixes skipped as too close to the previous decoded fix: that fix's index. */
   readonly thinnedAfter: Int32Array;
+  /** For the first fix of a stop decoded as one observation: the stop's last fix (else -1). */
+  readonly stopUntil: Int32Array;
   readonly reasons: Array<UnmatchedReason | undefined>;
   private readonly search;
   private readonly maxSpeedMps: number;
@@ -148,6 +150,7 @@ export class TraceMatcher {
   ) {
     this.duplicateOf = new Int32Array(points.length).fill(-1);
     this.thinnedAfter = new Int32Array(points.length).fill(-1);
+    this.stopUntil = new Int32Array(points.length).fill(-1);
     this.reasons = new Array(points.length);
     this.search = pathSearchFor(graph);
     this.maxSpeedMps = o.maxSpeedKmh / 3.6;
@@ -193,6 +196,7 @@ export class TraceMatcher {
         continue;
       }
       if (stop) {
+        this.stopUntil[i] = stop.last;
         for (let k = i + 1; k <= stop.last; k++) this.thinnedAfter[k] = i;
         i = stop.last;
         previous = stop.last;
@@ -482,7 +486,11 @@ export class TraceMatcher {
 
   /**
    * Matches the fixes skipped by thinning: each goes to the closest point of the path driven between the decoded
-   * fixes around it (or of the edge of the fix before it, when the vehicle did not move).
+   * fixes around it (or of the edge of the fix before it, when the vehicle did not move). The fixes of a stop,
+   * its first one included, may also go to the path driven into it: the stop was decoded at the centroid of its
+   * fixes, and a vehicle creeping up to a line or into a roundabout has its first fixes behind that centroid.
+   * Before, they were put on the path after the centroid, and the first fix at the centroid's own match, up to
+   * 50 m from where it was recorded (simulated traces over the Monaco extract).
    */
   snapThinned(
     chain: Step[],
@@ -495,8 +503,9 @@ export class TraceMatcher {
     const last = chain[chain.length - 1]!.point;
     let k = 0;
     let first = 0;
-    for (let i = chain[0]!.point + 1; i < points.length; i++) {
-      const a = this.thinnedAfter[i]!;
+    for (let i = chain[0]!.point; i < points.length; i++) {
+      let a = this.thinnedAfter[i]!;
+      if (a < 0 && this.stopUntil[i]! >= 0) a = i;
       if (a < 0) {
         if (i > last) break;
         continue;
@@ -506,6 +515,8 @@ export class TraceMatcher {
       const step = chain[k]!;
       const before = step.cands[chosen[k]!]!;
       const next = chain[k + 1]?.point ?? Infinity;
+      // A stop's fixes may lie on the stretch that ends at the stop; other thinned fixes come after their anchor.
+      const fromStretchEnding = this.stopUntil[a]! >= 0 ? a : Math.min(next, last);
       const p = points[i]!;
       let best: { edge: number; offsetM: number; lon: number; lat: number; distanceM: number } | null = null;
       // Segments come in driving order: skip those that end before this fix's decoded neighbour.
@@ -513,7 +524,7 @@ export class TraceMatcher {
       for (let j = first; j < segments.length; j++) {
         const s = segments[j]!;
         if (s.fromPoint > a) break;
-        if (s.toPoint < Math.min(next, last)) continue;
+        if (s.toPoint < fromStretchEnding) continue;
         const hit = projectOntoLine(s.coordinates, p.lon, p.lat, this.kx, this.ky);
         if (!best || hit.distanceM < best.distanceM) {
           best = { edge: s.edge, offsetM: s.startM + hit.alongM, lon: hit.lon, lat: hit.lat, distanceM: hit.distanceM };

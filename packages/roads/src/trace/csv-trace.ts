@@ -12,6 +12,15 @@ const ACCURACY = ['accuracy', 'accuracym', 'horizontalaccuracym', 'hacc'];
  * spellings accepted, any order, `,` `;` or tab separated, no quoted separators). Times as in `parseTime`.
  */
 export function parseCsvTrace(text: string, label = 'CSV'): TracePoint[] {
+  // A binary file given as the trace (the .osm.pbf beside it, a photo) is read here, CSV being the fallback format:
+  // its "header" was quoted as question marks. NUL is never in a text file; an invalid UTF-8 byte may be (a
+  // Latin-1 street name), so that alone does not make a file binary.
+  if (text.slice(0, 4096).includes('\u0000')) {
+    const what = text.slice(0, 64).includes('OSMHeader') ? 'an OpenStreetMap extract' : 'binary data';
+    throw new TraceInputError(
+      `${label}: ${what}, not a GPS trace (expected GPX, GeoJSON, CSV, NDJSON or JSON positions)`,
+    );
+  }
   const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
   const headerLine = lines.findIndex((l) => l.trim() !== '');
   if (headerLine < 0) throw new TraceInputError(`${label}: the file is empty`);

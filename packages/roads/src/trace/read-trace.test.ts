@@ -164,5 +164,23 @@ describe('readTrace', () => {
       );
       await expect(readTrace(join(dir, 'absent.csv'))).rejects.toThrow(/absent\.csv: cannot read trace \(ENOENT\)/);
     });
+
+    it('says a binary file is not a trace, rather than quoting its bytes as a CSV header', async () => {
+      const photo = join(dir, 'photo.jpg');
+      writeFileSync(photo, Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01]));
+      await expect(readTrace(photo)).rejects.toThrow(
+        `${photo}: binary data, not a GPS trace (expected GPX, GeoJSON, CSV, NDJSON or JSON positions)`,
+      );
+    });
+
+    const monacoPbf = fileURLToPath(new URL('../../../../../shared/data/osm/monaco.osm.pbf', import.meta.url));
+    it.skipIf(!existsSync(monacoPbf))(
+      'says the real Monaco .osm.pbf given as a trace is an OpenStreetMap extract (skipped when ../shared/data is absent)',
+      async () => {
+        await expect(readTrace(monacoPbf)).rejects.toThrow(
+          `${monacoPbf}: an OpenStreetMap extract, not a GPS trace (expected GPX, GeoJSON, CSV, NDJSON or JSON positions)`,
+        );
+      },
+    );
   });
 });

@@ -1,6 +1,7 @@
 import { parseTime } from '@svc/roads';
 import type { GpsSample } from '@svc/scoring';
 import { type FileContents, gpsSample } from './file-trip.ts';
+import { isSampleJson, readSampleJson } from './json-samples-connector.ts';
 
 type Json = Record<string, unknown>;
 
@@ -37,6 +38,8 @@ export function readGeoJson(text: string): FileContents {
     out.rejected.push({ location: 'file', reason: `not valid JSON: ${(err as Error).message}` });
     return out;
   }
+  // A .json file may hold samples rather than GeoJSON (the other commands read those too).
+  if (isSampleJson(doc)) return readSampleJson(doc);
   const features: unknown[] = isObject(doc)
     ? doc.type === 'FeatureCollection' && Array.isArray(doc.features)
       ? doc.features
