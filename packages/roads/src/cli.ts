@@ -5,7 +5,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { graphSummary, matchGeoJson, matchJson } from './cli/cli-output.ts';
 import { GRAPH_MAGIC, loadGraph, writeGraph } from './graph/graph-file.ts';
 import type { RoadGraph } from './graph/road-graph.ts';
-import type { MatchOptions } from './matching/match-options.ts';
+import { DEFAULT_MATCH_OPTIONS, type MatchOptions } from './matching/match-options.ts';
 import { matchTrace } from './matching/match-trace.ts';
 import { buildGraphFromOsm } from './osm/build-from-osm.ts';
 import { generateCity } from './synthetic/generate-city.ts';
@@ -128,6 +128,8 @@ program
       const result = matchTrace(graph, points, options);
       const document = opts.format === 'geojson' ? matchGeoJson(result) : matchJson(result);
       process.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+      const note = nothingMatchedNote(graph, points, result.points, opts.radius ?? DEFAULT_MATCH_OPTIONS.radiusM);
+      if (note) process.stderr.write(`roads match: ${note}\n`);
     },
   );
 
@@ -143,6 +145,46 @@ program
       `${JSON.stringify({ file: graphFile, loadMs: Math.round(ms * 10) / 10, nodes: graph.nodeCount, edges: graph.edgeCount, ...graph.meta }, null, 2)}\n`,
     );
   });
+
+/**
+ * Why not one fix matched, when none did: a trace from another area than the graph's (it then prints a share of
+ * 0 that looks like a matcher failure), or fixes too far from every road for the search radius.
+ */
+function nothingMatchedNote(
+  graph: RoadGraph,
+  points: ReadonlyArray<{ lon: number; lat: number }>,
+  matched: ReadonlyArray<{ matched: boolean; reason?: string }>,
+  radiusM: number,
+): string | null {
+  if (points.length === 0 || matched.some((p) => p.matched)) return null;
+  const [minLon, minLat, maxLon, maxLat] = graph.bbox;
+  // Roughly the search radius in degrees, so a trace just outside the road network's box still counts as inside.
+  const marginDeg = radiusM / 111_000;
+  const inside = points.some(
+    (p) =>
+      p.lon >= minLon - marginDeg &&
+      p.lon <= maxLon + marginDeg &&
+      p.lat >= minLat - marginDeg &&
+      p.lat <= maxLat + marginDeg,
+  );
+  const box = (a: number, b: number, c: number, d: number) =>
+    `lon ${a.toFixed(4)}..${c.toFixed(4)}, lat ${b.toFixed(4)}..${d.toFixed(4)}`;
+  if (!inside) {
+    let [west, south, east, north] = [Infinity, Infinity, -Infinity, -Infinity];
+    for (const p of points) {
+      west = Math.min(west, p.lon);
+      east = Math.max(east, p.lon);
+      south = Math.min(south, p.lat);
+      north = Math.max(north, p.lat);
+    }
+    const traceBox = box(west, south, east, north);
+    return `no fix matched: the trace (${traceBox}) lies outside the graph's area (${box(minLon, minLat, maxLon, maxLat)}); match it against a graph built from an extract that covers it`;
+  }
+  if (matched.every((p) => p.reason === 'no-road')) {
+    return `no fix matched: none lies within ${radiusM} m of a road of the graph (--radius sets the search radius)`;
+  }
+  return null;
+}
 
 // Usage mistakes and failures are one line on stderr and exit status 1; `| head` ends quietly.
 await runCli(program);

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -91,6 +91,31 @@ describe('roads CLI', () => {
       expect(json.path[0]).toHaveProperty(key);
     }
     expect(json.points[0]).toMatchObject({ index: 0, matched: true });
+  });
+
+  it('match says why nothing matched when the trace lies outside the graph, and says nothing when it matched', async () => {
+    expect((await roads('match', cityFile, csvFile)).stderr).toBe('');
+    const elsewhere = join(dir, 'elsewhere.csv');
+    // The same drive 10 degrees east, far from the synthetic city.
+    const lines = readFileSync(csvFile, 'utf8').trim().split('\n');
+    writeFileSync(
+      elsewhere,
+      `${lines[0]}\n${lines
+        .slice(1)
+        .map((l) => {
+          const [lon, lat, time] = l.split(',');
+          return `${Number(lon) + 10},${lat},${time}`;
+        })
+        .join('\n')}\n`,
+    );
+    const result = await roads('match', cityFile, elsewhere);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout).matchedShare).toBe(0);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        /^roads match: no fix matched: the trace \(lon 14\.\d{4}\.\.14\.\d{4}, lat 45\.\d{4}\.\.45\.\d{4}\) lies outside the graph's area \(lon 4\.\d{4}\.\.4\.\d{4}, lat 45\.\d{4}\.\.45\.\d{4}\); match it against a graph built from an extract that covers it$/,
+      ),
+    ]);
   });
 
   it('match prints GeoJSON for a GPX track without times', async () => {
