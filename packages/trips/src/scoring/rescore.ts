@@ -121,7 +121,10 @@ export async function rescore(
     );
   }
   try {
-    return await work(run);
+    // Read again now that it is ours: a process that held it before may have gone on until its lease ran out.
+    return await work(
+      await db.selectFrom('rescore_runs').selectAll().where('run_id', '=', runId).executeTakeFirstOrThrow(),
+    );
   } finally {
     // Released at once on the way out, finished or failed, so the run can be resumed without waiting.
     await db
