@@ -133,7 +133,7 @@ describe('ops routes', () => {
     await probe(2);
     expect(notices()).toEqual([
       ['warn', 'serving degraded', ['cache: gone']],
-      ['warn', 'serving degraded', ['cache: gone', 'mail: gone']],
+      ['info', 'still degraded', ['cache: gone', 'mail: gone']],
       ['info', 'ready again: every dependency answers', null],
       ['warn', 'readiness check failed', 'database: connection refused'],
       ['info', 'ready again: every dependency answers', null],

@@ -43,7 +43,7 @@ export function registerOpsRoutes(app: FastifyInstance, options: OpsRoutesOption
   app.get(`${prefix}/healthz`, async () => ({ ok: true, status: 'alive' }));
 
   // What the last probe found. A load balancer probes every few seconds for as long as an outage lasts, so a
-  // state is logged when it begins (and when its reasons change), not at every probe: one line per outage.
+  // state is logged when it begins (and when its reasons change), not at every probe: one warning per outage.
   let lastState = 'ready';
   const report = (state: string, log: () => void) => {
     if (state === lastState) return;
@@ -65,7 +65,12 @@ export function registerOpsRoutes(app: FastifyInstance, options: OpsRoutesOption
       report('ready', () => req.log.info('ready again: every dependency answers'));
       return { ok: true, status: 'ready' };
     }
-    report(`degraded: ${JSON.stringify(degraded)}`, () => req.log.warn({ degraded }, 'serving degraded'));
+    // A warning when it becomes degraded; what it says meanwhile (e.g. "answers again, not used yet") is news,
+    // not a new problem.
+    const wasDegraded = lastState.startsWith('degraded: ');
+    report(`degraded: ${JSON.stringify(degraded)}`, () =>
+      wasDegraded ? req.log.info({ degraded }, 'still degraded') : req.log.warn({ degraded }, 'serving degraded'),
+    );
     return { ok: true, status: 'degraded', degraded };
   });
 
