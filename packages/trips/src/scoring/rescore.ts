@@ -50,7 +50,7 @@ export interface RescoreResult {
   keptWithoutTelemetry: number;
   /**
    * Scored trips of this process's part of the run whose stored telemetry cannot be read (damaged storage):
-   * they keep their score, and are taken again by the next run (without `all`) until their telemetry is restored.
+   * they keep their score and model version, so a run for a newer model (or with `all`) takes them again.
    */
   unreadableTelemetry: Array<{ tripId: string; reason: string }>;
 }
