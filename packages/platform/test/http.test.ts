@@ -94,6 +94,52 @@ describe('ops routes', () => {
     expect(res.json()).toEqual({ ok: true, status: 'degraded', degraded: ['cache: gone'] });
   });
 
+  it('logs a degraded or failed readiness once when it begins, not at every probe, and once when it ends', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const destination = new Writable({
+      write(chunk, _enc, done) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    const app = createHttpApp({ logger: createLogger({ destination, name: 'test' }) });
+    apps.push(app);
+    let degraded: string[] = [];
+    let dbDown = false;
+    registerOpsRoutes(app, {
+      readiness: async () => {
+        if (dbDown) throw new Error('database: connection refused');
+      },
+      degraded: async () => degraded,
+    });
+    const probe = async (times: number) => {
+      for (let i = 0; i < times; i++) await app.inject({ url: '/readyz' });
+    };
+    const notices = () =>
+      // The access log's line of each probe aside (one per request, by design).
+      lines
+        .filter((l) => l.msg !== 'request' && l.msg !== 'request failed')
+        .map((l) => [l.level, l.msg, l.degraded ?? l.err ?? null]);
+    await probe(3);
+    degraded = ['cache: gone'];
+    await probe(20); // a load balancer probing through an outage
+    degraded = ['cache: gone', 'mail: gone'];
+    await probe(5);
+    degraded = [];
+    await probe(5);
+    dbDown = true;
+    await probe(10);
+    dbDown = false;
+    await probe(2);
+    expect(notices()).toEqual([
+      ['warn', 'serving degraded', ['cache: gone']],
+      ['info', 'still degraded', ['cache: gone', 'mail: gone']],
+      ['info', 'ready again: every dependency answers', null],
+      ['warn', 'readiness check failed', 'database: connection refused'],
+      ['info', 'ready again: every dependency answers', null],
+    ]);
+  });
+
   it('answers 503 on /readyz when a dependency is down, without internals', async () => {
     const { app } = buildTestApp(async () => {
       throw new Error('connect ECONNREFUSED 10.0.0.5:5432');

@@ -755,6 +755,16 @@ program
             `${plural(result.keptWithoutTelemetry, 'trip')} not rescored, the score staying as it was: location data deleted (retention or a driver's erasure)\n`,
           );
         }
+        const unreadable = result.unreadableTelemetry;
+        if (unreadable.length > 0) {
+          // Damaged storage is worth a failing status (a script notices), but the run itself went through.
+          const named = unreadable.slice(0, 5).map((u) => u.tripId);
+          const more = unreadable.length > named.length ? ` and ${unreadable.length - named.length} more` : '';
+          err(
+            `trips: ${plural(unreadable.length, 'trip')} not rescored, the score staying as it was: ${unreadable[0]!.reason}: ${named.join(', ')}${more}; restore their uploads from a backup, or leave those scores as they are`,
+          );
+          if (!result.interrupted) process.exitCode = 1;
+        }
       } finally {
         process.off('SIGINT', stop);
         process.off('SIGTERM', stop);

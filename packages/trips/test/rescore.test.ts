@@ -325,5 +325,47 @@ describe.each(testDialects())('rescore of failed uploads on $label', (dialect) =
       );
       expect(await upload(ids['OK-1']!)).toMatchObject({ status: 'scored', model_version: 'm-2' });
     });
+
+    it('goes on past a scored trip whose stored telemetry cannot be read, which keeps its score and is listed', async () => {
+      // Damaged storage (here: bytes that are not gzip) stopped every rescore at this trip, and running the
+      // command again "to resume" stopped there again: a new model could never be rolled out.
+      await database.db
+        .updateTable('trip_uploads')
+        .set({ telemetry_gz: Buffer.from('not gzip at all') })
+        .where('trip_id', '=', ids['OK-1']!)
+        .execute();
+      const before = await database.db
+        .selectFrom('trips')
+        .select(['overall_score', 'model_version'])
+        .where('trip_id', '=', ids['OK-1']!)
+        .executeTakeFirstOrThrow();
+      const next = fakeScorer('m-4');
+      const result = await rescore(database, next, { clock: () => nowMs });
+      expect(result).toMatchObject({
+        interrupted: false,
+        rescored: 0,
+        failed: 2,
+        unreadableTelemetry: [
+          { tripId: ids['OK-1'], reason: expect.stringMatching(/^the stored telemetry cannot be read \(.+\)$/) },
+        ],
+      });
+      expect(await upload(ids['OK-1']!)).toMatchObject({ status: 'scored', model_version: 'm-2' });
+      expect(
+        await database.db
+          .selectFrom('trips')
+          .select(['overall_score', 'model_version'])
+          .where('trip_id', '=', ids['OK-1']!)
+          .executeTakeFirstOrThrow(),
+      ).toEqual(before);
+      // The run is finished; the trip is still on the old model, so the next run takes it (and lists it) again.
+      const open = await database.db
+        .selectFrom('rescore_runs')
+        .select('run_id')
+        .where('model_version', '=', 'm-4')
+        .where('finished_at_ms', 'is', null)
+        .execute();
+      expect(open).toEqual([]);
+      expect((await rescore(database, fakeScorer('m-4'), { clock: () => nowMs })).unreadableTelemetry).toHaveLength(1);
+    });
   });
 });

@@ -42,17 +42,35 @@ export function registerOpsRoutes(app: FastifyInstance, options: OpsRoutesOption
 
   app.get(`${prefix}/healthz`, async () => ({ ok: true, status: 'alive' }));
 
+  // What the last probe found. A load balancer probes every few seconds for as long as an outage lasts, so a
+  // state is logged when it begins (and when its reasons change), not at every probe: one warning per outage.
+  let lastState = 'ready';
+  const report = (state: string, log: () => void) => {
+    if (state === lastState) return;
+    lastState = state;
+    log();
+  };
+
   app.get(`${prefix}/readyz`, async (req, reply) => {
     if (closing) return reply.code(503).send({ ok: false, error: 'shutting down' });
     try {
       await options.readiness?.();
     } catch (err) {
-      req.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'readiness check failed');
+      const reason = err instanceof Error ? err.message : String(err);
+      report(`not ready: ${reason}`, () => req.log.warn({ err: reason }, 'readiness check failed'));
       return reply.code(503).send({ ok: false, error: 'not ready: a dependency is unavailable' });
     }
     const degraded = (await options.degraded?.()) ?? [];
-    if (degraded.length === 0) return { ok: true, status: 'ready' };
-    req.log.warn({ degraded }, 'serving degraded');
+    if (degraded.length === 0) {
+      report('ready', () => req.log.info('ready again: every dependency answers'));
+      return { ok: true, status: 'ready' };
+    }
+    // A warning when it becomes degraded; what it says meanwhile (e.g. "answers again, not used yet") is news,
+    // not a new problem.
+    const wasDegraded = lastState.startsWith('degraded: ');
+    report(`degraded: ${JSON.stringify(degraded)}`, () =>
+      wasDegraded ? req.log.info({ degraded }, 'still degraded') : req.log.warn({ degraded }, 'serving degraded'),
+    );
     return { ok: true, status: 'degraded', degraded };
   });
 

@@ -1,4 +1,3 @@
-import { gunzipSync } from 'node:zlib';
 import type { RoadGraph } from '@svc/roads';
 import {
   drivingContextFor,
@@ -8,7 +7,7 @@ import {
   scoreTrip,
   type TelemetryBatch,
 } from '@svc/scoring';
-import type { PreviousTrip, ScoringInput } from './trip-scorer.ts';
+import { decodeStoredTelemetry, type PreviousTrip, type ScoringInput } from './trip-scorer.ts';
 
 /** The scoring engine's entry points this service uses. */
 export interface ScoringEngine {
@@ -45,6 +44,6 @@ export function loadScoringEngine(): ScoringEngine {
 
 /** Scores one stored trip (gzip JSON telemetry) as a scoring thread does. */
 export function scoreStoredTrip(engine: ScoringEngine, graph: RoadGraph, input: ScoringInput): ScoredTrip {
-  const batch = JSON.parse(gunzipSync(input.telemetryGz).toString('utf8')) as TelemetryBatch;
+  const batch = decodeStoredTelemetry(input.telemetryGz);
   return engine.score(batch, graph, input.previousTrips, input.machineType);
 }

@@ -5,7 +5,7 @@ import type { TripsDatabase } from '../store/open-trips-database.ts';
 import { previousTripsOf } from '../store/previous-trips.ts';
 import { LocationDataDeletedError, withdrawScoredTrip, writeScoredTrip } from '../store/scored-trips.ts';
 import { machineTypeOfVehicle } from '../store/vehicles.ts';
-import { isPermanentScoringError, type TripScorer } from './trip-scorer.ts';
+import { isPermanentScoringError, isStoredTelemetryUnreadable, type TripScorer } from './trip-scorer.ts';
 
 export interface RescoreOptions {
   /** Every stored trip; by default only trips scored by another model version, and failed ones. */
@@ -48,6 +48,11 @@ export interface RescoreResult {
    * cannot be scored again and keep the score they have.
    */
   keptWithoutTelemetry: number;
+  /**
+   * Scored trips of this process's part of the run whose stored telemetry cannot be read (damaged storage):
+   * they keep their score and model version, so a run for a newer model (or with `all`) takes them again.
+   */
+  unreadableTelemetry: Array<{ tripId: string; reason: string }>;
 }
 
 /**
@@ -58,7 +63,8 @@ export interface RescoreResult {
  * failed upload with the reason and the model's version, and leaves the scored list (without `all`, an upload
  * the current model already found unscorable is not taken again). An engine error stops the run at a scored
  * trip (its score stays), but not at an upload that had failed already. Trips whose telemetry was deleted
- * (store/location-data.ts) cannot be scored again: they keep their score and are counted apart.
+ * (store/location-data.ts) cannot be scored again: they keep their score and are counted apart; so do scored
+ * trips whose stored telemetry cannot be read (damaged storage), which are listed.
  */
 export async function rescore(
   database: TripsDatabase,
@@ -139,6 +145,7 @@ export async function rescore(
     let cursor = run.cursor;
     let rescored = run.rescored;
     let failed = run.failed;
+    const unreadableTelemetry: RescoreResult['unreadableTelemetry'] = [];
 
     const selected = () => {
       let q = db.selectFrom('trip_uploads').where('trip_id', '>', cursor).where('status', 'in', ['scored', 'failed']);
@@ -237,6 +244,13 @@ export async function rescore(
                 return;
               }
               const reason = err instanceof Error ? err.message : String(err);
+              if (isStoredTelemetryUnreadable(err) && upload.status !== 'failed') {
+                // Damaged storage, not an engine outage: this trip would stop every run here (before, it did), and
+                // it cannot be scored again from what is stored. It keeps its score and is reported.
+                unreadableTelemetry.push({ tripId: upload.trip_id, reason });
+                done[i + k] = true;
+                return;
+              }
               if (!isPermanentScoringError(err)) {
                 // The engine broke down (or this trip breaks it). A scored trip keeps its score and the run stops
                 // here, so an engine outage does not withdraw trips. An upload that had failed already stays failed
@@ -317,6 +331,7 @@ export async function rescore(
         total,
         interrupted,
         keptWithoutTelemetry,
+        unreadableTelemetry,
       };
     }
   }

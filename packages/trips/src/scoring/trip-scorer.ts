@@ -1,4 +1,5 @@
-import type { MachineType, ScoredTrip } from '@svc/scoring';
+import { gunzipSync } from 'node:zlib';
+import type { MachineType, ScoredTrip, TelemetryBatch } from '@svc/scoring';
 
 /** An earlier trip of the same driver (or vehicle), for the fatigue factors. */
 export interface PreviousTrip {
@@ -49,4 +50,30 @@ export function isPermanentScoringError(err: unknown): boolean {
       return true;
   }
   return false;
+}
+
+/**
+ * A trip's stored telemetry cannot be decoded (not gzip, cut short, not JSON): the store is damaged there. No
+ * engine, now or after a fix, can score it again from what is stored, so a rescore keeps the trip's score and
+ * goes on rather than stopping at it every time.
+ */
+export class StoredTelemetryUnreadableError extends Error {
+  override name = 'StoredTelemetryUnreadableError';
+}
+
+/** Whether a scoring failure (also one rebuilt from a scoring thread, by its name) is unreadable stored telemetry. */
+export function isStoredTelemetryUnreadable(err: unknown): boolean {
+  return (
+    typeof err === 'object' && err !== null && (err as { name?: unknown }).name === 'StoredTelemetryUnreadableError'
+  );
+}
+
+/** The TelemetryBatch a trip's stored telemetry (gzip JSON) holds. */
+export function decodeStoredTelemetry(telemetryGz: Buffer): TelemetryBatch {
+  try {
+    return JSON.parse(gunzipSync(telemetryGz).toString('utf8')) as TelemetryBatch;
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new StoredTelemetryUnreadableError(`the stored telemetry cannot be read (${reason})`, { cause: err });
+  }
 }
