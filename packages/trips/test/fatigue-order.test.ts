@@ -179,6 +179,49 @@ describe.each(testDialects())('fatigue context independent of arrival order on $
       expect(warnings).not.toHaveBeenCalled();
     });
 
+    it('a trip queued again whose stored telemetry can no longer be read keeps its score; one never scored fails at once', async () => {
+      // Damaged storage under a scored trip: before, the worker retried it with back-off and then failed it, which
+      // took a good score out of /v1 because an earlier trip of its driver arrived.
+      await createFleet(database.db, { name: 'fleet_damaged', fleetId: 'fleet_damaged' });
+      await createVehicle(database.db, { fleetId: 'fleet_damaged', plate: 'DM-1' });
+      const worker = new ScoringWorker({ db: database, scorer: inProcessScorer(graph), logger: quietLogger(), clock });
+      const later = await upload('fleet_damaged', second('DM-1', 'drv-1'));
+      await worker.drain();
+      const scoredBefore = await breakdown('fleet_damaged', later);
+      const damage = (tripId: string) =>
+        database.db
+          .updateTable('trip_uploads')
+          .set({ telemetry_gz: Buffer.from('not gzip at all') })
+          .where('trip_id', '=', tripId)
+          .execute();
+      await damage(later);
+      await upload('fleet_damaged', first('DM-1', 'drv-1'));
+      await worker.drain();
+      const row = await database.db
+        .selectFrom('trip_uploads')
+        .select(['status', 'attempts', 'last_error'])
+        .where('trip_id', '=', later)
+        .executeTakeFirstOrThrow();
+      expect(row.status).toBe('scored');
+      expect(row.last_error).toMatch(/^the stored telemetry cannot be read/);
+      expect(await breakdown('fleet_damaged', later)).toEqual(scoredBefore);
+
+      // Never scored: no attempt can read it, so it fails at once, as no verdict of the model.
+      const fresh = await upload('fleet_damaged', {
+        ...second('DM-1', 'drv-9'),
+        clientTripId: 'trip-damaged-new',
+      });
+      await damage(fresh);
+      await worker.drain();
+      expect(
+        await database.db
+          .selectFrom('trip_uploads')
+          .select(['status', 'attempts', 'model_version'])
+          .where('trip_id', '=', fresh)
+          .executeTakeFirstOrThrow(),
+      ).toEqual({ status: 'failed', attempts: 1, model_version: null });
+    });
+
     it("another driver's trip, or one of another vehicle without a driver, is not queued again", async () => {
       await createVehicle(database.db, { fleetId: 'fleet_other', plate: 'OT-2' });
       const scorer = inProcessScorer(graph);

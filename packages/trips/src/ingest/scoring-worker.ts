@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { type Logger, withTransaction } from '@svc/platform';
-import { isPermanentScoringError, type TripScorer } from '../scoring/trip-scorer.ts';
+import { isPermanentScoringError, isStoredTelemetryUnreadable, type TripScorer } from '../scoring/trip-scorer.ts';
 import { type ClaimedJob, claimJobs, failJob, markJudgedBy, renewLease } from '../store/job-queue.ts';
 import type { TripsDatabase } from '../store/open-trips-database.ts';
 import { previousTripsOf } from '../store/previous-trips.ts';
@@ -304,7 +304,10 @@ export class ScoringWorker {
         return [];
       }
       const reason = err instanceof Error ? err.message : String(err);
-      const permanent = isPermanentScoringError(err);
+      const unreadable = isStoredTelemetryUnreadable(err);
+      if (unreadable && (await this.#keepScore(tripId, lease, reason))) return [];
+      // Damaged storage is not retried (no attempt can read it), but it is no verdict of the model either.
+      const permanent = isPermanentScoringError(err) || unreadable;
       const exhausted = attempts >= this.#maxAttempts;
       const retryAtMs = permanent || exhausted ? null : this.#clock() + retryDelayMs(attempts);
       const finalReason = exhausted && !permanent ? `${reason} (gave up after ${attempts} attempts)` : reason;
@@ -317,7 +320,9 @@ export class ScoringWorker {
           if (failed === 'failed') await withdrawScoredTrip(trx, tripId, this.#clock());
           // The model's own verdict is recorded with it: `trips rescore` tries the trip again only under another
           // model (or with --all), not every time it runs.
-          if (failed === 'failed' && permanent) await markJudgedBy(trx, tripId, this.#scorer.modelVersion);
+          if (failed === 'failed' && permanent && !unreadable) {
+            await markJudgedBy(trx, tripId, this.#scorer.modelVersion);
+          }
           return failed;
         });
         const line = { tripId, attempts, status, reason };
@@ -335,5 +340,31 @@ export class ScoringWorker {
     } finally {
       clearInterval(renew);
     }
+  }
+  /**
+   * A trip queued again (an earlier trip of its driver arrived) whose stored telemetry can no longer be read:
+   * its score, computed when the telemetry was whole, stays served, and the upload goes back to `scored` with
+   * the reason, rather than failing and leaving /v1 over damaged storage. False when the trip was never scored
+   * (or the claim was lost): then it fails as usual.
+   */
+  async #keepScore(tripId: string, lease: string, reason: string): Promise<boolean> {
+    const kept = await withTransaction(this.#db.db, async (trx) => {
+      const scored = await trx.selectFrom('trips').select('trip_id').where('trip_id', '=', tripId).executeTakeFirst();
+      if (!scored) return false;
+      const r = await trx
+        .updateTable('trip_uploads')
+        .set({ status: 'scored', lease_owner: null, last_error: reason.slice(0, 2000), next_attempt_at_ms: 0 })
+        .where('trip_id', '=', tripId)
+        .where('lease_owner', '=', lease)
+        .executeTakeFirst();
+      return r.numUpdatedRows > 0n;
+    });
+    if (kept) {
+      this.#log.warn(
+        { tripId, reason },
+        'stored telemetry cannot be read; the trip keeps the score it has (restore its upload from a backup to score it again)',
+      );
+    }
+    return kept;
   }
 }
