@@ -746,6 +746,11 @@ program
           },
         });
         bar.stop();
+        if (result.takenOverFrom) {
+          process.stdout.write(
+            `took run ${result.runId} over from ${result.takenOverFrom}, a process of this machine that is no longer running\n`,
+          );
+        }
         process.stdout.write(
           `${result.resumed ? 'resumed run' : 'run'} ${result.runId} (model ${result.modelVersion}): ${result.rescored} rescored, ${result.failed} not scorable${result.interrupted ? `, interrupted with ${result.total - result.rescored - result.failed} to go: run this command again to resume` : ''}\n`,
         );

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { testDialects } from '@svc/platform/testing';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -5,6 +6,7 @@ import { acceptUpload } from '../src/ingest/accept-upload.ts';
 import { ScoringWorker } from '../src/ingest/scoring-worker.ts';
 import { RescoreInProgressError, rescore } from '../src/scoring/rescore.ts';
 import type { ScoringInput, TripScorer } from '../src/scoring/trip-scorer.ts';
+import { leaseOwnerName } from '../src/service/process-liveness.ts';
 import { createFleet } from '../src/store/fleets.ts';
 import { TRIPS_MIGRATION_TABLE, tripsMigrations } from '../src/store/migrations.ts';
 import { claimEnvironment, type TripsDatabase } from '../src/store/open-trips-database.ts';
@@ -89,6 +91,37 @@ describe.each(testDialects())('rescore on $label', (dialect) => {
         .executeTakeFirstOrThrow();
       expect(done).toMatchObject({ lease_owner: null, lease_until_ms: null });
       expect(Number(done.finished_at_ms)).toBe(nowMs + 61_000);
+    });
+
+    it('takes a run over at once from a rescore of this machine that was killed, not from a live or remote one', async () => {
+      // After kill -9 on `trips rescore`, the next run waited for the 5-minute lease; a process of this machine can
+      // be seen to be gone.
+      const exited = spawnSync(process.execPath, ['-e', '0']).pid!;
+      const local = leaseOwnerName('deadbeef').replace(`:${process.pid}:`, `:${exited}:`);
+      const insertHeld = (owner: string) =>
+        database.db
+          .insertInto('rescore_runs')
+          .values({
+            started_at_ms: nowMs,
+            finished_at_ms: null,
+            model_version: 'fake-9',
+            all_trips: 0,
+            cursor: '',
+            rescored: 0,
+            failed: 0,
+            lease_owner: owner,
+            lease_until_ms: nowMs + 300_000,
+          })
+          .returning('run_id')
+          .executeTakeFirstOrThrow();
+      const remote = await insertHeld(local.replace(/^[^:]*/, 'other-host'));
+      await expect(rescore(database, fakeScorer('fake-9'), { clock: () => nowMs })).rejects.toBeInstanceOf(
+        RescoreInProgressError,
+      );
+      await database.db.deleteFrom('rescore_runs').where('run_id', '=', remote.run_id).execute();
+      const run = await insertHeld(local);
+      const result = await rescore(database, fakeScorer('fake-9'), { clock: () => nowMs });
+      expect(result).toMatchObject({ runId: run.run_id, resumed: true, rescored: 30, takenOverFrom: local });
     });
 
     it('two rescores started at the same moment: one works through the run, the other is refused, each trip scored once', async () => {

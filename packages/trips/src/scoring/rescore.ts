@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
 import { DomainError, withTransaction } from '@svc/platform';
+import { isDeadLocalHolder, leaseOwnerName } from '../service/process-liveness.ts';
 import type { TripsDatabase } from '../store/open-trips-database.ts';
 import { previousTripsOf } from '../store/previous-trips.ts';
 import { LocationDataDeletedError, withdrawScoredTrip, writeScoredTrip } from '../store/scored-trips.ts';
@@ -53,6 +53,8 @@ export interface RescoreResult {
    * they keep their score and model version, so a run for a newer model (or with `all`) takes them again.
    */
   unreadableTelemetry: Array<{ tripId: string; reason: string }>;
+  /** The holder of the run, a process of this machine no longer running, whose lease was taken before it expired. */
+  takenOverFrom?: string;
 }
 
 /**
@@ -108,7 +110,7 @@ export async function rescore(
   }
   const runId = run.run_id;
   // One process per run: a second rescore started meanwhile stops here instead of repeating the work.
-  const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const owner = leaseOwnerName(randomUUID().slice(0, 8));
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const claimed = await db
     .updateTable('rescore_runs')
@@ -116,7 +118,26 @@ export async function rescore(
     .where('run_id', '=', runId)
     .where((eb) => eb.or([eb('lease_owner', 'is', null), eb('lease_until_ms', '<', clock())]))
     .executeTakeFirst();
+  let takenOverFrom: string | undefined;
   if (claimed.numUpdatedRows === 0n) {
+    const holder = await db
+      .selectFrom('rescore_runs')
+      .select(['lease_owner', 'lease_until_ms'])
+      .where('run_id', '=', runId)
+      .executeTakeFirstOrThrow();
+    // A rescore of this machine that was killed (kill -9, an out-of-memory kill) is known dead at once: its run is
+    // taken now rather than after its lease (5 minutes). Only if the holder is still the one seen dead.
+    if (isDeadLocalHolder(holder.lease_owner)) {
+      const taken = await db
+        .updateTable('rescore_runs')
+        .set({ lease_owner: owner, lease_until_ms: clock() + leaseMs })
+        .where('run_id', '=', runId)
+        .where('lease_owner', '=', holder.lease_owner)
+        .executeTakeFirst();
+      if (taken.numUpdatedRows > 0n) takenOverFrom = holder.lease_owner ?? undefined;
+    }
+  }
+  if (claimed.numUpdatedRows === 0n && takenOverFrom === undefined) {
     const holder = await db
       .selectFrom('rescore_runs')
       .select(['lease_owner', 'lease_until_ms'])
@@ -332,6 +353,7 @@ export async function rescore(
         interrupted,
         keptWithoutTelemetry,
         unreadableTelemetry,
+        ...(takenOverFrom ? { takenOverFrom } : {}),
       };
     }
   }
