@@ -1,6 +1,18 @@
 import type { GpsSample, Sample, TelemetryMeta } from '@svc/scoring';
 
 /** One trip found in an import file, with where it came from (for the per-file summary). */
+/** The trip-level fields a file may carry beside its samples (a batch header, an NDJSON header line). */
+export const TRIP_META_KEYS = [
+  'clientTripId',
+  'deviceId',
+  'vehicle',
+  'driverId',
+  'machineType',
+  'imuFrame',
+  'timeZone',
+  'phoneMonitored',
+] as const;
+
 export interface FileTrip {
   /** e.g. `track 2 (lines 14-1203)`, `trip T-17`, `features[3]`. */
   label: string;

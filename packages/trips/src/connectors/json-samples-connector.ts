@@ -1,21 +1,10 @@
 import { parseSampleArray, TraceInputError } from '@svc/roads';
 import type { Sample, TelemetryMeta } from '@svc/scoring';
-import { type FileContents, gpsSample } from './file-trip.ts';
+import { type FileContents, gpsSample, TRIP_META_KEYS } from './file-trip.ts';
 
 type Json = Record<string, unknown>;
 
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-const META_KEYS = [
-  'clientTripId',
-  'deviceId',
-  'vehicle',
-  'driverId',
-  'machineType',
-  'imuFrame',
-  'timeZone',
-  'phoneMonitored',
-];
 
 /** True for a JSON document this reader takes: an array of samples, or a telemetry batch `{ samples: [...] }`. */
 export function isSampleJson(doc: unknown): boolean {
@@ -34,7 +23,7 @@ export function readSampleJson(doc: unknown): FileContents {
   const records = (Array.isArray(doc) ? doc : isObject(doc) ? doc.samples : []) as unknown[];
   const meta = isObject(doc)
     ? (Object.fromEntries(
-        META_KEYS.filter((k) => Object.hasOwn(doc, k)).map((k) => [k, doc[k]]),
+        TRIP_META_KEYS.filter((k) => Object.hasOwn(doc, k)).map((k) => [k, doc[k]]),
       ) as Partial<TelemetryMeta>)
     : {};
   if (records.length === 0) {

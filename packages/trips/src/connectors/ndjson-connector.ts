@@ -1,16 +1,5 @@
 import type { Sample, TelemetryMeta } from '@svc/scoring';
-import type { FileContents } from './file-trip.ts';
-
-const META_KEYS = [
-  'clientTripId',
-  'deviceId',
-  'vehicle',
-  'driverId',
-  'machineType',
-  'imuFrame',
-  'timeZone',
-  'phoneMonitored',
-];
+import { type FileContents, TRIP_META_KEYS } from './file-trip.ts';
 
 /**
  * NDJSON in the telemetry format: each line a sample (`{"type":"gps",...}`, any sample type); a header
@@ -53,7 +42,9 @@ export function readNdjson(text: string): FileContents {
     const record = value as Record<string, unknown>;
     if (Array.isArray(record.samples)) {
       finish();
-      const meta = Object.fromEntries(META_KEYS.filter((k) => Object.hasOwn(record, k)).map((k) => [k, record[k]]));
+      const meta = Object.fromEntries(
+        TRIP_META_KEYS.filter((k) => Object.hasOwn(record, k)).map((k) => [k, record[k]]),
+      );
       out.trips.push({
         label: `line ${lineNo}`,
         samples: record.samples as Sample[],
@@ -64,7 +55,9 @@ export function readNdjson(text: string): FileContents {
     }
     if (record.type === 'header') {
       finish();
-      const meta = Object.fromEntries(META_KEYS.filter((k) => Object.hasOwn(record, k)).map((k) => [k, record[k]]));
+      const meta = Object.fromEntries(
+        TRIP_META_KEYS.filter((k) => Object.hasOwn(record, k)).map((k) => [k, record[k]]),
+      );
       current = { first: lineNo, samples: [], lines: [], meta: meta as Partial<TelemetryMeta> };
       continue;
     }
