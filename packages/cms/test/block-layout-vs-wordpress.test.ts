@@ -5,9 +5,9 @@
  * fixtures/block-layout-wordpress.json were recorded from the oracle's REST API (a draft per case, read in the
  * edit context, then deleted); the last suite checks them against the live oracle when it runs here.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixturesDir } from './helpers/oracle-fixtures.ts';
+import { ORACLE_URL, oracleAnswers, oracleAuthorization } from './helpers/oracle-fixtures.ts';
 import { createSiteTestCms, type SiteTestCms } from './helpers/site-test-app.ts';
 
 interface Recorded {
@@ -74,32 +74,10 @@ describe('layout containers rendered as WordPress renders them', () => {
   });
 });
 
-const ORACLE = process.env.WP_ORACLE_URL ?? 'http://127.0.0.1:8088';
+const ORACLE = ORACLE_URL;
 
-function oracleAuth(): string | null {
-  const file = `${fixturesDir}../.credentials`;
-  if (!existsSync(file)) return null;
-  const vars = Object.fromEntries(
-    readFileSync(file, 'utf8')
-      .split('\n')
-      .filter((l) => l.includes('='))
-      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1).replace(/^['"]|['"]$/g, '')]),
-  );
-  return vars.WP_ADMIN_USER && vars.WP_APP_PASSWORD
-    ? `Basic ${Buffer.from(`${vars.WP_ADMIN_USER}:${vars.WP_APP_PASSWORD}`).toString('base64')}`
-    : null;
-}
-
-async function oracleUp(): Promise<boolean> {
-  try {
-    return (await fetch(`${ORACLE}/wp-json/`, { signal: AbortSignal.timeout(5000) })).ok;
-  } catch {
-    return false;
-  }
-}
-
-const auth = oracleAuth();
-const live = auth !== null && (await oracleUp());
+const auth = oracleAuthorization();
+const live = auth !== null && (await oracleAnswers());
 
 describe.skipIf(!live)('the recorded renderings next to the live WordPress oracle', () => {
   it.each(cases)('%s: the oracle still renders it as recorded', async (name, { content, wordpress }) => {

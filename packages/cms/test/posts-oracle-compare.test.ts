@@ -8,15 +8,14 @@
  * Brand words are mapped (wp -> cms). The differences kept on purpose are filtered by `known` and
  * listed in the README.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { wpToCms } from './helpers/brand.ts';
 import { jsonDiff } from './helpers/json-diff.ts';
 import { createOracleCms, type OracleCms } from './helpers/oracle-dataset.ts';
-import { fixture, fixtureHeaders, fixturesDir, fixturesSkip } from './helpers/oracle-fixtures.ts';
+import { fixture, fixtureHeaders, fixturesSkip, ORACLE_URL, oracleAuthorization } from './helpers/oracle-fixtures.ts';
 
 const HOST = { from: 'http://127.0.0.1:8088', to: 'http://127.0.0.1:8088' };
-const ORACLE = process.env.WP_ORACLE_URL ?? 'http://127.0.0.1:8088';
+const ORACLE = ORACLE_URL;
 
 /**
  * Differences on purpose: `meta` holds the spec's registered keys (WordPress 6.1 has none and shows
@@ -34,24 +33,6 @@ function compare(ours: unknown, oracle: unknown): string[] {
   return jsonDiff(ours, wpToCms(oracle, HOST)).filter((line) => !known(line));
 }
 
-function credentials(): { user: string; password: string } | null {
-  const file = `${fixturesDir}../.credentials`;
-  if (!existsSync(file)) return null;
-  try {
-    const vars = Object.fromEntries(
-      readFileSync(file, 'utf8')
-        .split('\n')
-        .filter((l) => l.includes('='))
-        .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1).replace(/^['"]|['"]$/g, '')]),
-    );
-    return vars.WP_ADMIN_USER && vars.WP_APP_PASSWORD
-      ? { user: vars.WP_ADMIN_USER, password: vars.WP_APP_PASSWORD }
-      : null;
-  } catch {
-    return null;
-  }
-}
-
 async function oracleUp(): Promise<boolean> {
   try {
     const res = await fetch(`${ORACLE}/wp-json/wp/v2/posts/504?_fields=id`, { signal: AbortSignal.timeout(5000) });
@@ -61,8 +42,8 @@ async function oracleUp(): Promise<boolean> {
   }
 }
 
-const creds = credentials();
-const live = (await oracleUp()) && creds !== null;
+const adminAuthorization = oracleAuthorization();
+const live = (await oracleUp()) && adminAuthorization !== null;
 
 describe('posts and pages compared with WordPress on the same data', () => {
   let cms: OracleCms;
@@ -229,9 +210,7 @@ describe('posts and pages compared with WordPress on the same data', () => {
     ];
     const cases = [...anonymous.map((q) => [q, false] as const), ...asAdmin.map((q) => [q, true] as const)];
     it.each(cases)('%s (authenticated: %s)', async (query, auth) => {
-      const headers: Record<string, string> = auth
-        ? { authorization: `Basic ${Buffer.from(`${creds!.user}:${creds!.password}`).toString('base64')}` }
-        : {};
+      const headers: Record<string, string> = auth ? { authorization: adminAuthorization! } : {};
       const oracle = await fetch(`${ORACLE}/wp-json/wp/v2/${query}`, { headers });
       const ours = await cms.call({
         method: 'GET',

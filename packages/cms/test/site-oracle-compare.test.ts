@@ -5,41 +5,17 @@
  * (ids, times, encoder output sizes). The differences kept on purpose are listed in `known` and in the
  * README.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { wpToCms } from './helpers/brand.ts';
 import { jsonDiff } from './helpers/json-diff.ts';
 import { makeImage } from './helpers/media-fixtures.ts';
-import { fixturesDir } from './helpers/oracle-fixtures.ts';
+import { ORACLE_URL, oracleAnswers, oracleAuthorization } from './helpers/oracle-fixtures.ts';
 import { createSiteTestCms, type SiteTestCms } from './helpers/site-test-app.ts';
 
-const ORACLE = process.env.WP_ORACLE_URL ?? 'http://127.0.0.1:8088';
+const ORACLE = ORACLE_URL;
 
-function credentials(): string | null {
-  const file = `${fixturesDir}../.credentials`;
-  if (!existsSync(file)) return null;
-  const vars = Object.fromEntries(
-    readFileSync(file, 'utf8')
-      .split('\n')
-      .filter((l) => l.includes('='))
-      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1).replace(/^['"]|['"]$/g, '')]),
-  );
-  return vars.WP_ADMIN_USER && vars.WP_APP_PASSWORD
-    ? `Basic ${Buffer.from(`${vars.WP_ADMIN_USER}:${vars.WP_APP_PASSWORD}`).toString('base64')}`
-    : null;
-}
-
-async function oracleUp(): Promise<boolean> {
-  try {
-    const res = await fetch(`${ORACLE}/wp-json/`, { signal: AbortSignal.timeout(5000) });
-    return res.ok;
-  } catch {
-    return false;
-  }
-}
-
-const auth = credentials();
-const live = auth !== null && (await oracleUp());
+const auth = oracleAuthorization();
+const live = auth !== null && (await oracleAnswers());
 
 /** Differences on purpose (see README): the spec's media fields and meta keys. */
 function known(line: string): boolean {

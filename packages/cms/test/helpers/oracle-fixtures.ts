@@ -26,3 +26,33 @@ export function fixtureHeaders(name: string): { status: number; headers: Record<
   }
   return { status, headers };
 }
+
+/** The live WordPress oracle's base URL (its setup script runs it on this machine). */
+export const ORACLE_URL = process.env.WP_ORACLE_URL ?? 'http://127.0.0.1:8088';
+
+/**
+ * The oracle's administrator as a Basic authorization header, from the `.credentials` file its setup writes
+ * beside the fixtures; null when there is none (the live comparisons then skip).
+ */
+export function oracleAuthorization(): string | null {
+  const file = `${fixturesDir}../.credentials`;
+  if (!existsSync(file)) return null;
+  const vars = Object.fromEntries(
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('='))
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1).replace(/^['"]|['"]$/g, '')]),
+  );
+  return vars.WP_ADMIN_USER && vars.WP_APP_PASSWORD
+    ? `Basic ${Buffer.from(`${vars.WP_ADMIN_USER}:${vars.WP_APP_PASSWORD}`).toString('base64')}`
+    : null;
+}
+
+/** Whether the live oracle answers `path` (under /wp-json) within 5 seconds. */
+export async function oracleAnswers(path = '/'): Promise<boolean> {
+  try {
+    return (await fetch(`${ORACLE_URL}/wp-json${path}`, { signal: AbortSignal.timeout(5000) })).ok;
+  } catch {
+    return false;
+  }
+}
