@@ -99,6 +99,9 @@ export const tripsConfigSpec = {
       doc: 'Upload bodies an ingest process holds at once, in MiB (past it: 503 and Retry-After); default 8x TRIPS_INGEST_BODY_LIMIT_MB, never less than it',
     },
   ),
+  ingestThreads: env('TRIPS_INGEST_THREADS', positiveIntSchema(1), {
+    doc: 'Worker threads parsing, checking and compressing uploads, so that no upload holds the event loop that serves the API',
+  }),
   scoringThreads: env('TRIPS_SCORING_THREADS', positiveIntSchema(1), {
     doc: 'Worker threads scoring trips (each holds a copy of the road graph)',
   }),

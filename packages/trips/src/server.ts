@@ -4,6 +4,7 @@
 // simulated fleet through the ingest endpoint on first start, in the background.
 import { connectRedis, createLogger, loadConfig, type Redis, runMain } from '@svc/platform';
 import { tripsConfigSpec } from './config.ts';
+import { threadUploadPreparer } from './ingest/upload-preparer.ts';
 import { issueSandboxStartToken, prepareSandbox, type SandboxSetup } from './sandbox/seed-sandbox.ts';
 import { databaseOptionsFor, type RunningEnvironment, startEnvironment } from './service/environment-service.ts';
 import { ensureRoadGraph } from './service/road-graph.ts';
@@ -14,6 +15,8 @@ await runMain('trips', async () => {
   const logger = createLogger({ level: config.logLevel, name: 'trips' });
   const graph = await ensureRoadGraph(config, logger);
   const scorer = await startScorer(graph.file, config.scoringThreads, logger);
+  // One set of ingest threads for both environments: preparing an upload depends on nothing of either.
+  const preparer = await threadUploadPreparer({ threads: config.ingestThreads });
   const redis: Redis | undefined = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
 
   const running: RunningEnvironment[] = [];
@@ -29,6 +32,7 @@ await runMain('trips', async () => {
       await sandbox?.stop();
       await Promise.all(running.map((env) => env.shutdown()));
       await scorer?.close();
+      await preparer.close();
       redis?.disconnect();
     } catch (err) {
       code = 1;
@@ -41,7 +45,7 @@ await runMain('trips', async () => {
 
   try {
     for (const environment of ['production', 'sandbox'] as const) {
-      running.push(await startEnvironment({ environment, config, logger, scorer, redis }));
+      running.push(await startEnvironment({ environment, config, logger, scorer, redis, preparer }));
     }
     const sandboxEnv = running[1]!;
     sandbox = await prepareSandbox({
@@ -56,6 +60,7 @@ await runMain('trips', async () => {
   } catch (err) {
     await Promise.all(running.map((env) => env.shutdown().catch(() => {})));
     await scorer?.close();
+    await preparer.close();
     redis?.disconnect();
     throw err;
   }

@@ -17,9 +17,9 @@ import { TRIP_ID_PATTERN } from '../ids.ts';
 import { failoverRateLimitStore, rateLimitDegraded } from '../rate-limit/failover-store.ts';
 import { authenticateIngestKey, type IngestPrincipal } from '../store/ingest-keys.ts';
 import type { TripsDatabase } from '../store/open-trips-database.ts';
-import { acceptUpload } from './accept-upload.ts';
+import { acceptUpload, RawUploadBody } from './accept-upload.ts';
 import { BodyBudget } from './body-budget.ts';
-import { parseTelemetryBody } from './telemetry-body.ts';
+import { inlineUploadPreparer, type UploadPreparer } from './upload-preparer.ts';
 
 /** Default uploads per minute per ingest key. */
 export const DEFAULT_INGEST_RATE_LIMIT_PER_MIN = 6000;
@@ -40,6 +40,11 @@ export interface IngestAppOptions {
   metrics?: HttpMetrics;
   /** Bearer token `GET /metrics` requires (METRICS_TOKEN); loopback clients only without one. */
   metricsToken?: string | undefined;
+  /**
+   * Where uploads are parsed, checked and compressed (upload-preparer.ts): a server passes its ingest threads,
+   * so that no upload holds the event loop; by default the calling thread (tests).
+   */
+  preparer?: UploadPreparer;
 }
 
 declare module 'fastify' {
@@ -64,6 +69,7 @@ const BEARER = /^Bearer[ ]+([^ ]+)[ ]*$/i;
 export async function buildIngestApp(options: IngestAppOptions): Promise<FastifyInstance> {
   const { database, environment } = options;
   const clock = options.clock ?? Date.now;
+  const preparer = options.preparer ?? inlineUploadPreparer;
   const app = createHttpApp({
     logger: options.logger,
     bodyLimit: options.bodyLimitBytes ?? DEFAULT_INGEST_BODY_LIMIT_BYTES,
@@ -191,13 +197,13 @@ export async function buildIngestApp(options: IngestAppOptions): Promise<Fastify
             'missing body: send a TelemetryBatch as application/json or samples as application/x-ndjson',
           );
         }
-        const batch = parseTelemetryBody(parsed.bytes, parsed.format);
         const accepted = await acceptUpload(
           database.db,
           { fleetId: key.fleetId, vehicleId: key.vehicleId, keyId: key.keyId, source: 'ingest' },
           idempotencyKey,
-          batch,
+          new RawUploadBody(parsed.bytes, parsed.format),
           clock(),
+          preparer,
         );
         if (accepted.status === 'queued') for (const tripId of accepted.tripIds) options.onQueued?.(tripId);
         return reply.code(accepted.status === 'queued' ? 202 : 200).send({

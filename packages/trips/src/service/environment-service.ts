@@ -4,6 +4,7 @@ import type { TripsConfig } from '../config.ts';
 import type { Environment } from '../environment.ts';
 import { buildIngestApp } from '../ingest/build-ingest-app.ts';
 import { ScoringWorker } from '../ingest/scoring-worker.ts';
+import { threadUploadPreparer, type UploadPreparer } from '../ingest/upload-preparer.ts';
 import type { TripScorer } from '../scoring/trip-scorer.ts';
 import { otherModelsNotice, tripsScoredByOtherModels } from '../store/model-versions.ts';
 import { openTripsDatabase, type TripsDatabase } from '../store/open-trips-database.ts';
@@ -33,6 +34,11 @@ export interface EnvironmentServiceOptions {
   clock?: () => number;
   /** false: no public API in this process (it is served by API worker processes, see api-cluster.ts). */
   serveApi?: boolean;
+  /**
+   * The ingest threads (upload-preparer.ts), when several environments of one process share them; by default
+   * the environment starts TRIPS_INGEST_THREADS of its own and stops them at shutdown.
+   */
+  preparer?: UploadPreparer;
 }
 
 export interface RunningEnvironment {
@@ -66,6 +72,8 @@ export async function startEnvironment(options: EnvironmentServiceOptions): Prom
       clock,
     });
   }
+  const ownPreparer = options.preparer ? null : await threadUploadPreparer({ threads: config.ingestThreads });
+  const preparer = options.preparer ?? ownPreparer!;
   const api =
     options.serveApi === false
       ? undefined
@@ -82,6 +90,7 @@ export async function startEnvironment(options: EnvironmentServiceOptions): Prom
     rateLimit: { perMinute: config.ingestRateLimitPerMin, redis: options.redis },
     metricsToken: config.metricsToken,
     onQueued: () => worker?.notify(),
+    preparer,
   });
   const port = environment === 'production' ? config.port : config.sandboxPort;
   const ingestPort = environment === 'production' ? config.ingestPort : config.sandboxIngestPort;
@@ -109,6 +118,7 @@ export async function startEnvironment(options: EnvironmentServiceOptions): Prom
     });
   } catch (err) {
     await apiServer?.shutdown();
+    await ownPreparer?.close();
     await database.close();
     throw err;
   }
@@ -129,6 +139,7 @@ export async function startEnvironment(options: EnvironmentServiceOptions): Prom
     shutdown() {
       stopping ??= (async () => {
         await Promise.all([apiServer?.shutdown('stop'), ingestServer.shutdown('stop')]);
+        await ownPreparer?.close();
         await retention?.stop();
         await worker?.stop();
         await database.close();
