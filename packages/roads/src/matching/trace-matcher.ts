@@ -570,11 +570,11 @@ export class TraceMatcher {
    * Before, they were put on the path after the centroid, and the first fix at the centroid's own match, up to
    * 50 m from where it was recorded (simulated traces over the Monaco extract).
    *
-   * The fixes of one gap are placed in the order they were recorded: none goes behind the fix before it, nor
-   * past the next decoded fix (nor, after a thinned anchor, behind that anchor). Snapped one by one to the
-   * closest point, the slow fixes of a turnaround where two one-way carriageways meet went onto the carriageway
-   * the vehicle had not reached yet, running backwards along it (13 m of false wrong-way driving on a simulated
-   * Monaco trip).
+   * The moving fixes of one gap (those with a usable course) are placed in the order they were recorded: none goes
+   * behind the moving fix before it, nor past the next decoded fix (nor behind a thinned fix's anchor), and a
+   * position driven against the fix's course costs as in the emission. Snapped one by one to the closest point,
+   * the slow fixes of a turnaround where two one-way carriageways meet went onto the carriageway the vehicle had
+   * not reached yet, running backwards along it (false wrong-way driving on simulated Monaco trips).
    */
   snapThinned(
     chain: Step[],
@@ -641,9 +641,12 @@ export class TraceMatcher {
       const sigmaM = this.sigmaFor(p);
       let best: { edge: number; offsetM: number; lon: number; lat: number; distanceM: number; u: number } | null = null;
       let bestCost = Number.POSITIVE_INFINITY;
+      // Only a moving fix is held to the order: the fixes of a vehicle standing at a signal jitter back and forth,
+      // and holding each to the farthest one before it walked them forward across the junction.
+      const ordered = course !== undefined;
       for (const { s, baseM } of pieces) {
-        const fromM = cursorM - baseM;
-        const toM = limitM - baseM;
+        const fromM = ordered ? cursorM - baseM : Number.NEGATIVE_INFINITY;
+        const toM = ordered ? limitM - baseM : Number.POSITIVE_INFINITY;
         if (toM < -1e-6 || fromM > s.endM - s.startM + 1e-6) continue;
         const hit = projectOntoLine(s.coordinates, p.lon, p.lat, this.kx, this.ky, fromM, toM);
         const z = hit.distanceM / sigmaM;
@@ -661,7 +664,7 @@ export class TraceMatcher {
         }
       }
       if (best) {
-        cursorM = Math.max(cursorM, best.u);
+        if (ordered) cursorM = Math.max(cursorM, best.u);
       } else {
         const line = graph.edgeCoordinates(before.edge);
         const hit = projectOntoLine(line, p.lon, p.lat, this.kx, this.ky);
