@@ -43,10 +43,17 @@ export interface RoadEdge {
   urban: boolean;
 }
 
-/** One GPS fix of a trace. `timeMs` is epoch milliseconds; `accuracyM` the reported horizontal accuracy. */
+/**
+ * One GPS fix of a trace. `timeMs` is epoch milliseconds; `accuracyM` the reported horizontal accuracy;
+ * `speedMps` the receiver's (Doppler) or the vehicle's speed when known, which tells a stop from slow driving;
+ * `courseDeg` the direction of travel (degrees clockwise from north) when known, used while `speedMps` is at
+ * least 2 m/s to tell a road's two directions, or two carriageways, apart.
+ */
 export interface TracePoint {
   lon: number;
   lat: number;
   timeMs?: number;
   accuracyM?: number;
+  speedMps?: number;
+  courseDeg?: number;
 }

@@ -14,7 +14,10 @@ import { populationRoute } from './helpers/population-route.ts';
  * `phoneUseNearJunctions` count nodes where three or more roads meet, as junction turns do): `junctionDensity`
  * moved from 5.93 to 6.33, 5.78 to 6.18 and 5.77 to 6.17 per km (drivers 8, 11, 5;
  * scores 50.7 to 47, 52.2 to 48.4 twice) and each exposure theme from 96.2 to 96.1; `phoneUseNearJunctions`,
- * the other themes and the overall scores did not move.
+ * the other themes and the overall scores did not move. Model 1.1.5 (the matcher given the measured speed and heading,
+ * `uTurnCount` counting only reversals on one road): no overall score moved, themes by up to 0.2; the calm driver's
+ * `uTurnCount` went from 1 to 0, `junctionDensity` to 6.42-6.49 per km and one stop sign's roll-through changed
+ * as the matched paths changed at a few junctions.
  */
 const { graph, route } = populationRoute();
 const population = driverPopulation({ seed: 11, count: 30, fixed: { nightDriving: 0.3, longStints: 0.3 } });

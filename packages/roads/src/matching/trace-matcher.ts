@@ -57,6 +57,37 @@ function matchWeights(graph: RoadGraph): { weights: Float64Array; factor: Float6
 
 const NO_TARGETS: readonly number[] = [];
 
+/**
+ * A fix reporting more than this speed is not part of a stop, m/s. Doppler speed errors are about 0.1-0.2 m/s, and
+ * a receiver standing still reports 0-0.3; a vehicle creeping in a queue moves at 1 m/s and more.
+ */
+const STOP_SPEED_MPS = 0.5;
+
+/** Below this speed a receiver's course says little (it turns with the noise), m/s. */
+const COURSE_MIN_SPEED_MPS = 2;
+
+/**
+ * Log-likelihood cost of a road position whose driving direction opposes the fix's course: this many times
+ * max(0, -cos) of the angle between them, so a road driven within 90 degrees of the course costs nothing (turns
+ * at junctions, cut corners, the road's bends) and one driven exactly against it costs as much as lying 2.45
+ * sigma farther off. Positions cannot tell two one-way carriageways 10 m apart when the GPS error is 8 m and
+ * correlated over half a minute; the course, precise to a few degrees while moving, can.
+ */
+const AGAINST_COURSE_COST = 3;
+
+/** The fix's course when it is moving fast enough for the course to mean something, else undefined. */
+function usableCourse(p: TracePoint): number | undefined {
+  return p.courseDeg !== undefined && p.speedMps !== undefined && p.speedMps >= COURSE_MIN_SPEED_MPS
+    ? p.courseDeg
+    : undefined;
+}
+
+/** The cost of being at a road position of bearing `bearingDeg` with a fix of course `courseDeg`. */
+function againstCourseCost(courseDeg: number | undefined, bearingDeg: number): number {
+  if (courseDeg === undefined || !Number.isFinite(bearingDeg)) return 0;
+  return AGAINST_COURSE_COST * Math.max(0, -Math.cos(((courseDeg - bearingDeg) * Math.PI) / 180));
+}
+
 const ROUTE = 0;
 const FORWARD = 1;
 const STAY = 2;
@@ -76,6 +107,26 @@ export interface Step {
   back: Int32Array;
   kind: Uint8Array;
   sigmaM: number;
+  /** The decoded fix's course while moving (undefined for a stop, or without a usable course). */
+  courseDeg: number | undefined;
+}
+
+/**
+ * How far the course may turn from the last decoded fix's before a close fix is decoded rather than thinned,
+ * degrees. A vehicle pulling away from a stop, or going round a roundabout or a turnaround, stays within two
+ * sigmas of where it was for several fixes while its path bends; thinned, those fixes left the decoder a straight
+ * jump from the stop to the first distant fix, which it explained by the shortest route (a simulated trip started
+ * on the exit road of a roundabout it went three quarters round).
+ */
+const THIN_MAX_TURN_DEG = 45;
+
+/** True when a fix's course shows the vehicle has turned (or moved off) since a decoded step. */
+function turnedSince(tail: Step, p: TracePoint): boolean {
+  const course = usableCourse(p);
+  if (course === undefined) return false;
+  if (tail.courseDeg === undefined) return true;
+  const turnDeg = Math.abs(((((course - tail.courseDeg) % 360) + 540) % 360) - 180);
+  return turnDeg > THIN_MAX_TURN_DEG;
 }
 
 /** The best final candidate and its predecessors: the decoded candidate index per step. */
@@ -182,7 +233,11 @@ export class TraceMatcher {
       if (tail && pending.length === 0 && o.minSpacingSigmas > 0 && i < points.length - 1) {
         const closeM = Math.hypot((p.lon - tail.lon) * this.kx, (p.lat - tail.lat) * this.ky);
         const gapS = p.timeMs !== undefined && tail.timeOutMs !== undefined ? (p.timeMs - tail.timeOutMs) / 1000 : 0;
-        if (closeM < o.minSpacingSigmas * Math.min(tail.sigmaM, this.sigmaFor(p)) && gapS <= o.maxGapS) {
+        if (
+          closeM < o.minSpacingSigmas * Math.min(tail.sigmaM, this.sigmaFor(p)) &&
+          gapS <= o.maxGapS &&
+          !turnedSince(tail, p)
+        ) {
           this.thinnedAfter[i] = tail.point;
           continue;
         }
@@ -190,7 +245,7 @@ export class TraceMatcher {
       const stop = pending.length === 0 ? this.stopAt(i) : null;
       const step = stop
         ? this.candidates(i, stop.lon, stop.lat, stop.sigmaM, p.timeMs, points[stop.last]!.timeMs)
-        : this.candidates(i, p.lon, p.lat, this.sigmaFor(p), p.timeMs, p.timeMs);
+        : this.candidates(i, p.lon, p.lat, this.sigmaFor(p), p.timeMs, p.timeMs, usableCourse(p));
       if (!step) {
         this.reasons[i] = 'no-road';
         continue;
@@ -236,6 +291,17 @@ export class TraceMatcher {
     return chains;
   }
 
+  /** Compass bearing of an edge's driving direction at an offset, degrees. */
+  private edgeBearingDeg(edge: number, offsetM: number): number {
+    const lengthM = this.graph.data.edgeLengthM[edge]!;
+    const a = this.graph.edgePointAt(edge, Math.max(0, Math.min(offsetM, lengthM) - 2));
+    const b = this.graph.edgePointAt(edge, Math.min(lengthM, Math.max(offsetM, 0) + 2));
+    const dx = (b[0] - a[0]) * this.kx;
+    const dy = (b[1] - a[1]) * this.ky;
+    if (dx === 0 && dy === 0) return Number.NaN;
+    return (Math.atan2(dx, dy) * 180) / Math.PI;
+  }
+
   private sigmaFor(p: TracePoint): number {
     if (this.o.useReportedAccuracy && p.accuracyM !== undefined && p.accuracyM > 0) {
       return Math.min(50, Math.max(this.o.minSigmaM, p.accuracyM));
@@ -249,10 +315,17 @@ export class TraceMatcher {
    * The vehicle is standing still, so the fixes are decoded as one observation at their centroid, whose error
    * shrinks with the number of fixes averaged. Matching each jittering fix on its own lets the decoder wander
    * into the side streets of the junction the vehicle waits at.
+   *
+   * Fixes that carry a speed must also say the vehicle stands (`STOP_SPEED_MPS`). Positions alone cannot tell
+   * a vehicle creeping at 1-2 m/s in a queue, or turning round slowly (out and back, its centroid unmoved), from
+   * one standing with GPS noise of 10 m; both were taken for stops, decoded at a centroid between the roads.
+   * A Doppler speed is precise to a few tenths of a metre per second.
    */
   private stopAt(i: number): { last: number; lon: number; lat: number; sigmaM: number } | null {
     const { points, o, kx, ky } = this;
     if (o.stopMinFixes <= 0) return null;
+    const moving = (q: TracePoint) => q.speedMps !== undefined && q.speedMps > STOP_SPEED_MPS;
+    if (moving(points[i]!)) return null;
     const sigmaM = this.sigmaFor(points[i]!);
     const radiusM = 2.5 * sigmaM;
     // Quick reject: a vehicle that moved more than the stop's diameter in one fix is not stopping here.
@@ -273,6 +346,7 @@ export class TraceMatcher {
       if (j > i) {
         const before = points[j - 1]!;
         if (q.timeMs !== undefined && before.timeMs !== undefined && q.timeMs - before.timeMs > o.maxGapS * 1000) break;
+        if (moving(q)) break;
       }
       const cLon = (sumLon + q.lon) / (n + 1);
       const cLat = (sumLat + q.lat) / (n + 1);
@@ -315,6 +389,7 @@ export class TraceMatcher {
     sigmaM: number,
     timeInMs: number | undefined,
     timeOutMs: number | undefined,
+    courseDeg?: number,
   ): Step | null {
     const { graph, o } = this;
     const p = { lon, lat };
@@ -338,13 +413,15 @@ export class TraceMatcher {
         if (edge < 0 || cands.length >= 2 * o.maxCandidates || (!samePoint && counted >= o.maxCandidates)) continue;
         if (!samePoint) counted++;
         const z = h.distanceM / sigmaM;
+        const offsetM = edgeOffsetOfGeometryOffset(graph, edge, h.offsetM);
+        const against = courseDeg === undefined ? 0 : againstCourseCost(courseDeg, this.edgeBearingDeg(edge, offsetM));
         cands.push({
           edge,
-          offsetM: edgeOffsetOfGeometryOffset(graph, edge, h.offsetM),
+          offsetM,
           lon: h.lon,
           lat: h.lat,
           distanceM: h.distanceM,
-          logEmission: -0.5 * z * z,
+          logEmission: -0.5 * z * z - against,
         });
       }
     }
@@ -363,6 +440,7 @@ export class TraceMatcher {
       back: new Int32Array(m).fill(-1),
       kind: new Uint8Array(m),
       sigmaM,
+      courseDeg,
     };
   }
 
@@ -491,6 +569,12 @@ export class TraceMatcher {
    * fixes, and a vehicle creeping up to a line or into a roundabout has its first fixes behind that centroid.
    * Before, they were put on the path after the centroid, and the first fix at the centroid's own match, up to
    * 50 m from where it was recorded (simulated traces over the Monaco extract).
+   *
+   * The moving fixes of one gap (those with a usable course) are placed in the order they were recorded: none goes
+   * behind the moving fix before it, nor past the next decoded fix (nor behind a thinned fix's anchor), and a
+   * position driven against the fix's course costs as in the emission. Snapped one by one to the closest point,
+   * the slow fixes of a turnaround where two one-way carriageways meet went onto the carriageway the vehicle had
+   * not reached yet, running backwards along it (false wrong-way driving on simulated Monaco trips).
    */
   snapThinned(
     chain: Step[],
@@ -503,6 +587,19 @@ export class TraceMatcher {
     const last = chain[chain.length - 1]!.point;
     let k = 0;
     let first = 0;
+    // The gap being placed: its anchor, the candidate stretches with their start along the path, and the bounds.
+    let gapOf = -1;
+    let pieces: Array<{ s: MatchedSegment; baseM: number }> = [];
+    let cursorM = 0;
+    let limitM = Number.POSITIVE_INFINITY;
+    const along = (edge: number, offsetM: number, fromM: number): number => {
+      for (const { s, baseM } of pieces) {
+        if (s.edge !== edge || offsetM < s.startM - 1e-6 || offsetM > s.endM + 1e-6) continue;
+        const u = baseM + Math.min(Math.max(offsetM - s.startM, 0), s.endM - s.startM);
+        if (u >= fromM - 1e-6) return u;
+      }
+      return Number.NaN;
+    };
     for (let i = chain[0]!.point; i < points.length; i++) {
       let a = this.thinnedAfter[i]!;
       if (a < 0 && this.stopUntil[i]! >= 0) a = i;
@@ -514,26 +611,64 @@ export class TraceMatcher {
       if (chain[k]!.point !== a) continue;
       const step = chain[k]!;
       const before = step.cands[chosen[k]!]!;
-      const next = chain[k + 1]?.point ?? Infinity;
-      // A stop's fixes may lie on the stretch that ends at the stop; other thinned fixes come after their anchor.
-      const fromStretchEnding = this.stopUntil[a]! >= 0 ? a : Math.min(next, last);
+      const stop = this.stopUntil[a]! >= 0;
+      if (gapOf !== a) {
+        gapOf = a;
+        const next = chain[k + 1]?.point ?? Infinity;
+        // A stop's fixes may lie on the stretch that ends at the stop; other thinned fixes come after their anchor.
+        const fromStretchEnding = stop ? a : Math.min(next, last);
+        // Segments come in driving order: skip those that end before this fix's decoded neighbour.
+        while (first < segments.length && segments[first]!.toPoint < a) first++;
+        pieces = [];
+        let baseM = 0;
+        for (let j = first; j < segments.length; j++) {
+          const s = segments[j]!;
+          if (s.fromPoint > a) break;
+          if (s.toPoint < fromStretchEnding) continue;
+          pieces.push({ s, baseM });
+          baseM += s.endM - s.startM;
+        }
+        cursorM = stop ? 0 : along(before.edge, before.offsetM, 0);
+        if (!Number.isFinite(cursorM)) cursorM = 0;
+        const after = chain[k + 1];
+        const nextCand = after ? after.cands[chosen[k + 1]!]! : null;
+        limitM = nextCand ? along(nextCand.edge, nextCand.offsetM, cursorM) : Number.NaN;
+        // The next decoded fix behind the anchor (jitter while standing) leaves no order to keep.
+        if (!Number.isFinite(limitM)) limitM = Number.POSITIVE_INFINITY;
+      }
       const p = points[i]!;
-      let best: { edge: number; offsetM: number; lon: number; lat: number; distanceM: number } | null = null;
-      // Segments come in driving order: skip those that end before this fix's decoded neighbour.
-      while (first < segments.length && segments[first]!.toPoint < a) first++;
-      for (let j = first; j < segments.length; j++) {
-        const s = segments[j]!;
-        if (s.fromPoint > a) break;
-        if (s.toPoint < fromStretchEnding) continue;
-        const hit = projectOntoLine(s.coordinates, p.lon, p.lat, this.kx, this.ky);
-        if (!best || hit.distanceM < best.distanceM) {
-          best = { edge: s.edge, offsetM: s.startM + hit.alongM, lon: hit.lon, lat: hit.lat, distanceM: hit.distanceM };
+      const course = usableCourse(p);
+      const sigmaM = this.sigmaFor(p);
+      let best: { edge: number; offsetM: number; lon: number; lat: number; distanceM: number; u: number } | null = null;
+      let bestCost = Number.POSITIVE_INFINITY;
+      // Only a moving fix is held to the order: the fixes of a vehicle standing at a signal jitter back and forth,
+      // and holding each to the farthest one before it walked them forward across the junction.
+      const ordered = course !== undefined;
+      for (const { s, baseM } of pieces) {
+        const fromM = ordered ? cursorM - baseM : Number.NEGATIVE_INFINITY;
+        const toM = ordered ? limitM - baseM : Number.POSITIVE_INFINITY;
+        if (toM < -1e-6 || fromM > s.endM - s.startM + 1e-6) continue;
+        const hit = projectOntoLine(s.coordinates, p.lon, p.lat, this.kx, this.ky, fromM, toM);
+        const z = hit.distanceM / sigmaM;
+        const cost = 0.5 * z * z + againstCourseCost(course, hit.bearingDeg);
+        if (cost < bestCost) {
+          bestCost = cost;
+          best = {
+            edge: s.edge,
+            offsetM: s.startM + hit.alongM,
+            lon: hit.lon,
+            lat: hit.lat,
+            distanceM: hit.distanceM,
+            u: baseM + hit.alongM,
+          };
         }
       }
-      if (!best) {
+      if (best) {
+        if (ordered) cursorM = Math.max(cursorM, best.u);
+      } else {
         const line = graph.edgeCoordinates(before.edge);
         const hit = projectOntoLine(line, p.lon, p.lat, this.kx, this.ky);
-        best = { edge: before.edge, offsetM: hit.alongM, lon: hit.lon, lat: hit.lat, distanceM: hit.distanceM };
+        best = { edge: before.edge, offsetM: hit.alongM, lon: hit.lon, lat: hit.lat, distanceM: hit.distanceM, u: 0 };
       }
       const confidence = out[a]?.confidence ?? 0;
       out[i] = matchedPoint(graph, i, best, confidence, subTrace);
@@ -631,15 +766,20 @@ export class TraceMatcher {
   }
 }
 
-/** Closest point of a polyline to a point, with the distance along the line to it (local metric). */
+/**
+ * Closest point of a polyline to a point, with the distance along the line to it (local metric), optionally only
+ * among the points between `fromM` and `toM` along the line.
+ */
 function projectOntoLine(
   line: readonly LonLat[],
   lon: number,
   lat: number,
   kx: number,
   ky: number,
-): { distanceM: number; alongM: number; lon: number; lat: number } {
-  let best = { distanceM: Infinity, alongM: 0, lon: line[0]![0], lat: line[0]![1] };
+  fromM = Number.NEGATIVE_INFINITY,
+  toM = Number.POSITIVE_INFINITY,
+): { distanceM: number; alongM: number; lon: number; lat: number; bearingDeg: number } {
+  let best = { distanceM: Infinity, alongM: 0, lon: line[0]![0], lat: line[0]![1], bearingDeg: Number.NaN };
   let along = 0;
   for (let i = 1; i < line.length; i++) {
     const a = line[i - 1]!;
@@ -649,14 +789,22 @@ function projectOntoLine(
     const vx = (b[0] - a[0]) * kx;
     const vy = (b[1] - a[1]) * ky;
     const len2 = vx * vx + vy * vy;
-    const t = len2 > 0 ? Math.min(1, Math.max(0, -(ax * vx + ay * vy) / len2)) : 0;
+    const len = Math.sqrt(len2);
+    const lo = len > 0 ? Math.max(0, (fromM - along) / len) : 0;
+    const hi = len > 0 ? Math.min(1, (toM - along) / len) : 1;
+    if (lo > hi + 1e-9) {
+      along += len;
+      continue;
+    }
+    const t = len2 > 0 ? Math.min(hi, Math.max(lo, -(ax * vx + ay * vy) / len2)) : 0;
     const px = ax + vx * t;
     const py = ay + vy * t;
     const d = Math.hypot(px, py);
     if (d < best.distanceM) {
-      best = { distanceM: d, alongM: along + Math.sqrt(len2) * t, lon: lon + px / kx, lat: lat + py / ky };
+      const bearingDeg = len > 0 ? (Math.atan2(vx, vy) * 180) / Math.PI : Number.NaN;
+      best = { distanceM: d, alongM: along + len * t, lon: lon + px / kx, lat: lat + py / ky, bearingDeg };
     }
-    along += Math.sqrt(len2);
+    along += len;
   }
   if (line.length === 1) best.distanceM = Math.hypot((line[0]![0] - lon) * kx, (line[0]![1] - lat) * ky);
   return best;

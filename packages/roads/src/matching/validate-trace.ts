@@ -26,5 +26,11 @@ export function validateTrace(points: readonly TracePoint[], label = 'trace'): v
     if (p.accuracyM !== undefined && (typeof p.accuracyM !== 'number' || !(p.accuracyM >= 0))) {
       throw new RangeError(`${label}: point ${i} has an invalid accuracy ${String(p.accuracyM)}`);
     }
+    if (p.speedMps !== undefined && (typeof p.speedMps !== 'number' || !(p.speedMps >= 0) || p.speedMps === Infinity)) {
+      throw new RangeError(`${label}: point ${i} has an invalid speed ${String(p.speedMps)}`);
+    }
+    if (p.courseDeg !== undefined && (typeof p.courseDeg !== 'number' || !Number.isFinite(p.courseDeg))) {
+      throw new RangeError(`${label}: point ${i} has an invalid course ${String(p.courseDeg)}`);
+    }
   });
 }

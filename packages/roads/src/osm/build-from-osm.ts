@@ -272,6 +272,7 @@ export async function buildGraphFromOsm(file: string, options: OsmBuildOptions =
       highway: w.highway,
       urban: isUrban,
       oneway: oneway !== 'both',
+      dualCarriageway: oneway !== 'both' && !isRoundabout(tags) && tags.dual_carriageway !== 'no',
       lanes: wayLanes(tags),
       ref: tags.ref ?? null,
       motorroad: tags.motorroad === 'yes',

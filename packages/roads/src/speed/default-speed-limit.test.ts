@@ -5,6 +5,7 @@ const road = (highway: string, extra: Partial<RoadContext> = {}): RoadContext =>
   highway,
   urban: false,
   oneway: false,
+  dualCarriageway: false,
   lanes: null,
   ref: null,
   motorroad: false,
@@ -16,9 +17,26 @@ describe('defaultSpeedLimit', () => {
     expect(defaultSpeedLimit('FR', road('residential', { urban: true }))).toEqual({ kmh: 50, source: 'default' });
     expect(defaultSpeedLimit('FR', road('secondary'))).toEqual({ kmh: 80, source: 'default' });
     expect(defaultSpeedLimit('FR', road('motorway'))).toEqual({ kmh: 130, source: 'default' });
-    expect(defaultSpeedLimit('FR', road('trunk', { oneway: true }))).toEqual({ kmh: 110, source: 'default' });
+    expect(defaultSpeedLimit('FR', road('trunk', { oneway: true, dualCarriageway: true }))).toEqual({
+      kmh: 110,
+      source: 'default',
+    });
     expect(defaultSpeedLimit('FR', road('living_street', { urban: true }))).toEqual({ kmh: 20, source: 'default' });
     expect(defaultSpeedLimit('MC', road('primary', { urban: true }))).toEqual({ kmh: 50, source: 'default' });
+  });
+
+  it('gives a rural roundabout or a one-way street the rural limit, not the dual-carriageway one', () => {
+    // Both are one-way without separated directions; the OSM wiki's "dual carriageway" excludes roundabouts.
+    expect(defaultSpeedLimit('FR', road('primary', { oneway: true })).kmh).toBe(80);
+    expect(defaultSpeedLimit('IT', road('trunk', { oneway: true })).kmh).toBe(90);
+  });
+
+  it('gives French motorway slip roads the motorway default and Monaco living streets its single limit', () => {
+    // The OSM wiki (revision 2607051) counts motorway_link as motorway (France: 130, Code de la route R413-2;
+    // ramps are signed lower where it matters, which mappers tag as maxspeed) and lists one limit, 50 km/h, for
+    // every road of Monaco, living streets included.
+    expect(defaultSpeedLimit('FR', road('motorway_link', { oneway: true })).kmh).toBe(130);
+    expect(defaultSpeedLimit('MC', road('living_street', { urban: true })).kmh).toBe(50);
   });
 
   it('marks German motorways as unlimited and living streets as walking pace', () => {

@@ -8,6 +8,13 @@ export interface RoadContext {
   urban: boolean;
   /** The road carries traffic in one direction only (a carriageway of a dual carriageway, a one-way street). */
   oneway: boolean;
+  /**
+   * One carriageway of a road whose directions are separated: one-way, not a roundabout, not tagged
+   * `dual_carriageway=no` (the OSM wiki's "dual carriageway" road type). A roundabout is one-way but has no
+   * separated directions: France's 110 km/h applies to "routes à deux chaussées séparées par un terre-plein
+   * central" (Code de la route R413-2), not to the ring of a roundabout on a rural primary road.
+   */
+  dualCarriageway: boolean;
   /** Total lanes as tagged (both directions unless `oneway`). */
   lanes: number | null;
   ref: string | null;
@@ -47,7 +54,7 @@ function pickDefault(table: CountrySpeedDefaults, ctx: RoadContext): number | 'n
     for (const [prefix, limit] of table.refPrefixes) if (ref.startsWith(prefix)) return limit;
   }
   const majorRoad = /^(trunk|primary)(_link)?$/.test(highway);
-  if (majorRoad && ctx.oneway && table.ruralDualCarriageway !== undefined) return table.ruralDualCarriageway;
+  if (majorRoad && ctx.dualCarriageway && table.ruralDualCarriageway !== undefined) return table.ruralDualCarriageway;
   return table.rural;
 }
 
@@ -82,7 +89,7 @@ export function zoneSpeedLimit(zone: { country: string; zone: string }, ctx: Roa
     case 'trunk':
     case 'dual_carriageway':
     case 'nsl_dual':
-      return as({ urban: false, oneway: true, highway: 'trunk' });
+      return as({ urban: false, oneway: true, dualCarriageway: true, highway: 'trunk' });
     case 'nsl_single':
       return toKmh(table.rural, table, 'explicit');
     case 'nsl_restricted':

@@ -121,17 +121,31 @@ export function generateCity(options: CityOptions): RoadGraph {
     b.ways.push({ wayId: nextWayId++, highway, name, ...extra });
     return b.ways.length - 1;
   };
-  const limitFor = (highway: string, urban: boolean, oneway: boolean, explicitKmh?: number): SpeedLimit =>
+  const limitFor = (
+    highway: string,
+    urban: boolean,
+    oneway: boolean,
+    roundabout: boolean,
+    explicitKmh?: number,
+  ): SpeedLimit =>
     explicitKmh !== undefined
       ? { kmh: explicitKmh, source: 'explicit' }
-      : defaultSpeedLimit(country, { highway, urban, oneway, lanes: null, ref: null, motorroad: false });
+      : defaultSpeedLimit(country, {
+          highway,
+          urban,
+          oneway,
+          dualCarriageway: oneway && !roundabout,
+          lanes: null,
+          ref: null,
+          motorroad: false,
+        });
   const segment = (
     w: number,
     nodes: number[],
     opts: { oneway?: 'forward' | 'backward'; urban: boolean; explicitKmh?: number; roundabout?: boolean },
   ) => {
     const highway = b.ways[w]!.highway;
-    const limit = limitFor(highway, opts.urban, opts.oneway !== undefined, opts.explicitKmh);
+    const limit = limitFor(highway, opts.urban, opts.oneway !== undefined, opts.roundabout === true, opts.explicitKmh);
     b.segments.push({
       way: w,
       nodes,

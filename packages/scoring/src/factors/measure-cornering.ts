@@ -83,6 +83,31 @@ function computeTurns(d: TripData, windowS: number, minDeg: number): Turn[] {
   return turns;
 }
 
+/** Seconds around a heading reversal searched for the road driven both ways. */
+const U_TURN_MARGIN_S = 5;
+
+/**
+ * Whether a heading reversal (`uTurnCount`) turned back on the road: the matched edges around it include a road
+ * driven one way and then the other (a turn mid-road, at a junction, through a side road or round a roundabout).
+ * A hairpin bend reverses the heading as much, but the vehicle follows the road: on the Monaco and Andorra
+ * extracts hairpins made most of the U-turns counted on simulated trips, which never turn back on their route
+ * there. Without the map, every reversal counts (`uTurnCount` needs GPS only).
+ */
+function turnsBackOnRoad(d: TripData, turn: Turn): boolean {
+  const seen = new Set<number>();
+  const from = Math.max(0, turn.startS - U_TURN_MARGIN_S);
+  const to = Math.min(d.track.n - 1, turn.endS + U_TURN_MARGIN_S);
+  for (let k = from; k <= to; k++) {
+    const e = d.road.edge[k]!;
+    if (e >= 0) seen.add(e);
+  }
+  for (const e of seen) {
+    const reverse = d.road.edges.get(e)?.reverseEdge ?? -1;
+    if (reverse >= 0 && seen.has(reverse)) return true;
+  }
+  return false;
+}
+
 /** Reference speed of `turnEntrySpeedRatio` (research/telematics.md §5.3: "÷ 25 km/h reference"). */
 const TURN_REFERENCE_KMH = 25;
 /** A junction counts for a turn when the path passes its node within this distance of the turn's apex. */
@@ -313,7 +338,10 @@ export const CORNERING_MEASURES: Record<string, Measurer> = {
     if (speeds.length === 0) return { unavailable: 'no roundabout entered' };
     return { value: mean(speeds) };
   },
-  uTurnCount: (d) => ({ value: findTurns(d, 15, 160).length }),
+  uTurnCount: (d) => {
+    const turns = findTurns(d, 15, 160);
+    return { value: d.road.matched ? turns.filter((t) => turnsBackOnRoad(d, t)).length : turns.length };
+  },
   accelerationInCurvesRate: (d) => {
     const { longMps2, latMps2 } = d.imu!;
     const count = countBinEpisodes(

@@ -1,4 +1,11 @@
-import { type MatchOptions, type MatchResult, matchTrace, type NodeControl, type RoadGraph } from '@svc/roads';
+import {
+  type MatchOptions,
+  type MatchResult,
+  matchTrace,
+  type NodeControl,
+  type RoadGraph,
+  type TracePoint,
+} from '@svc/roads';
 import { angleDiffDeg, bearingDeg, eastM } from '../geo.ts';
 import type { LonLat } from '../result.ts';
 import type { Track } from '../track/track.ts';
@@ -15,6 +22,8 @@ export interface EdgeInfo {
   unpaved: boolean;
   link: boolean;
   motorway: boolean;
+  /** The edge driving the same road the other way, or -1 for a one-way road. */
+  reverseEdge: number;
 }
 
 /** A road node passed during the trip. */
@@ -117,11 +126,20 @@ export function unmatchedContext(n: number, matchedShare = 0): RoadContext {
 export function buildRoadContext(graph: RoadGraph, track: Track, matchOptions: MatchOptions = {}): RoadContext {
   const n = track.n;
   const gridOf: number[] = [];
-  const points: Array<{ lon: number; lat: number; timeMs: number }> = [];
+  const points: TracePoint[] = [];
+  // A measured speed (Doppler or OBD) lets the matcher tell a stop from a vehicle creeping or turning round
+  // slowly, and the heading one carriageway from the other; smoothed from the positions they carry the
+  // positions' noise, so the matcher judges by positions then.
+  const measuredSpeed = track.speedSource !== 'gps-position';
   for (let i = 0; i < n; i++) {
     if (track.gap[i]) continue;
     gridOf.push(i);
-    points.push({ lon: track.lon[i]!, lat: track.lat[i]!, timeMs: track.tMs[i]! });
+    const point: TracePoint = { lon: track.lon[i]!, lat: track.lat[i]!, timeMs: track.tMs[i]! };
+    if (measuredSpeed && Number.isFinite(track.speedMps[i])) {
+      point.speedMps = Math.max(0, track.speedMps[i]!);
+      if (Number.isFinite(track.headingDeg[i])) point.courseDeg = track.headingDeg[i]!;
+    }
+    points.push(point);
   }
   if (points.length < 2) return unmatchedContext(n);
   const result: MatchResult = matchTrace(graph, points, matchOptions);
@@ -141,6 +159,7 @@ export function buildRoadContext(graph: RoadGraph, track: Track, matchOptions: M
         unpaved: edge.surface !== null && UNPAVED.has(edge.surface),
         link: edge.highway.endsWith('_link'),
         motorway: edge.highway === 'motorway' || edge.highway === 'trunk',
+        reverseEdge: edge.reverseEdge ?? -1,
       };
       context.edges.set(e, info);
     }
