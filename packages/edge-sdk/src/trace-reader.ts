@@ -58,6 +58,8 @@ export async function readTelemetryTrace(file: string): Promise<TelemetryTrace> 
     }
     const raw: Record<string, unknown> = { type: 'gps', t: point.timeMs, lon: point.lon, lat: point.lat };
     if (point.accuracyM !== undefined) raw.accuracyM = point.accuracyM;
+    if (point.speedMps !== undefined) raw.speedMps = point.speedMps;
+    if (point.courseDeg !== undefined) raw.headingDeg = point.courseDeg;
     return checked(file, `point ${i}`, raw);
   });
   return finish(file, {}, samples);

@@ -6,10 +6,14 @@ const LON = ['lon', 'lng', 'longitude', 'x'];
 const LAT = ['lat', 'latitude', 'y'];
 const TIME = ['time', 'timestamp', 'timems', 't', 'datetime'];
 const ACCURACY = ['accuracy', 'accuracym', 'horizontalaccuracym', 'hacc'];
+const SPEED_MPS = ['speed', 'speedmps', 'speed_mps', 'speed_ms'];
+const SPEED_KMH = ['speedkmh', 'speed_kmh', 'kmh', 'speed_km_h'];
+const COURSE = ['course', 'heading', 'headingdeg', 'heading_deg', 'bearing', 'coursedeg'];
 
 /**
- * Reads a CSV trace with a header row naming `lon`, `lat` and optionally `time` and `accuracy` columns (common
- * spellings accepted, any order, `,` `;` or tab separated, no quoted separators). Times as in `parseTime`.
+ * Reads a CSV trace with a header row naming `lon`, `lat` and optionally `time`, `accuracy`, `speed` (m/s, or
+ * `speed_kmh`) and `course` (or `heading`, `bearing`) columns (common spellings accepted, any order, `,` `;` or tab
+ * separated, no quoted separators). Times as in `parseTime`.
  */
 export function parseCsvTrace(text: string, label = 'CSV'): TracePoint[] {
   // A binary file given as the trace (the .osm.pbf beside it, a photo) is read here, CSV being the fallback format:
@@ -37,6 +41,10 @@ export function parseCsvTrace(text: string, label = 'CSV'): TracePoint[] {
   }
   const time = find(TIME);
   const accuracy = find(ACCURACY);
+  const speedMps = find(SPEED_MPS);
+  const speedKmh = find(SPEED_KMH);
+  const course = find(COURSE);
+  const cell = (cells: string[], index: number) => (index >= 0 ? cells[index] : undefined);
   const points: TracePoint[] = [];
   const lineOf: number[] = [];
   for (let i = headerLine + 1; i < lines.length; i++) {
@@ -45,13 +53,11 @@ export function parseCsvTrace(text: string, label = 'CSV'): TracePoint[] {
     const cells = line.split(separator).map((c) => c.trim().replace(/^"|"$/g, ''));
     const where = `${label}: line ${i + 1}`;
     points.push(
-      tracePoint(
-        where,
-        cells[lon],
-        cells[lat],
-        time >= 0 ? cells[time] : undefined,
-        accuracy >= 0 ? cells[accuracy] : undefined,
-      ),
+      tracePoint(where, cells[lon], cells[lat], cell(cells, time), cell(cells, accuracy), {
+        speedMps: cell(cells, speedMps),
+        speedKmh: cell(cells, speedKmh),
+        courseDeg: cell(cells, course),
+      }),
     );
     lineOf.push(i + 1);
   }

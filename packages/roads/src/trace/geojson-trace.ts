@@ -15,11 +15,14 @@ function pick(props: Json | undefined, keys: readonly string[]): unknown {
 
 const TIME_KEYS = ['time', 'timestamp', 'timeMs', 't'] as const;
 const ACCURACY_KEYS = ['accuracyM', 'accuracy', 'horizontalAccuracyM'] as const;
+const SPEED_KEYS = ['speedMps', 'speed'] as const;
+const COURSE_KEYS = ['courseDeg', 'course', 'headingDeg', 'heading', 'bearing'] as const;
 
 /**
  * Reads a GeoJSON trace: a LineString / MultiLineString (times, if any, from `properties.coordinateProperties.times`,
  * `properties.times` or `properties.coordTimes`, as written by GPX converters) or Point features with a `time`
- * property (also `timestamp`, `timeMs`, `t`) and optional `accuracy`. Accepts a FeatureCollection, a Feature or a
+ * property (also `timestamp`, `timeMs`, `t`) and optional `accuracy`, `speed` (m/s, or `speedKmh`) and `course` (or
+ * `heading`, `bearing`, degrees). Accepts a FeatureCollection, a Feature or a
  * bare geometry.
  */
 export function parseGeoJsonTrace(json: unknown, label = 'GeoJSON'): TracePoint[] {
@@ -45,7 +48,13 @@ export function parseGeoJsonTrace(json: unknown, label = 'GeoJSON'): TracePoint[
     if (geometry.type === 'Point') {
       const c = Array.isArray(coords) ? coords : [];
       const where = `${label}: ${featureName}`;
-      points.push(tracePoint(where, c[0], c[1], pick(props, TIME_KEYS), pick(props, ACCURACY_KEYS)));
+      points.push(
+        tracePoint(where, c[0], c[1], pick(props, TIME_KEYS), pick(props, ACCURACY_KEYS), {
+          speedMps: pick(props, SPEED_KEYS),
+          speedKmh: props?.speedKmh,
+          courseDeg: pick(props, COURSE_KEYS),
+        }),
+      );
       names.push(featureName);
     } else if (geometry.type === 'LineString' || geometry.type === 'MultiLineString') {
       const lines = (geometry.type === 'LineString' ? [coords] : coords) as unknown[];

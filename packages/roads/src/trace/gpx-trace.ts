@@ -5,7 +5,8 @@ import { checkTrace, tracePoint } from './trace-point-builder.ts';
 
 /**
  * Reads the points of a GPX document: track points (`trkpt`, all tracks and segments in order), else route
- * points (`rtept`). `<time>` is optional; points without it have no `timeMs`.
+ * points (`rtept`). `<time>` is optional; points without it have no `timeMs`. `<speed>` (m/s) and `<course>` (degrees),
+ * as GPX 1.0 writes them inside the point or Garmin's track point extension does, are read when present.
  */
 export function parseGpxTrace(text: string, label = 'GPX'): TracePoint[] {
   const parser = new SaxesParser({ position: true });
@@ -13,32 +14,46 @@ export function parseGpxTrace(text: string, label = 'GPX'): TracePoint[] {
   const routes: TracePoint[] = [];
   const lines: number[] = [];
   let sawGpx = false;
-  let current: { kind: 'trkpt' | 'rtept'; lon?: string; lat?: string; time?: string; line: number } | null = null;
-  let inTime = false;
-  let timeText = '';
+  let current: {
+    kind: 'trkpt' | 'rtept';
+    lon?: string;
+    lat?: string;
+    time?: string;
+    speed?: string;
+    course?: string;
+    line: number;
+  } | null = null;
+  // The field whose text is being read: the point's time, speed or course.
+  let inField: 'time' | 'speed' | 'course' | null = null;
+  let fieldText = '';
   parser.on('opentag', (tag) => {
     const name = tag.name.replace(/^.*:/, '');
     if (name === 'gpx') sawGpx = true;
     if (name === 'trkpt' || name === 'rtept') {
       const a = tag.attributes as Record<string, string>;
       current = { kind: name, lon: a.lon, lat: a.lat, line: parser.line };
-    } else if (name === 'time' && current) {
-      inTime = true;
-      timeText = '';
+    } else if ((name === 'time' || name === 'speed' || name === 'course') && current) {
+      inField = name;
+      fieldText = '';
     }
   });
   parser.on('text', (t) => {
-    if (inTime) timeText += t;
+    if (inField) fieldText += t;
   });
   parser.on('closetag', (tag) => {
     const name = tag.name.replace(/^.*:/, '');
-    if (name === 'time' && inTime && current) {
-      current.time = timeText.trim();
-      inTime = false;
+    if (inField !== null && name === inField && current) {
+      current[inField] = fieldText.trim();
+      inField = null;
     } else if ((name === 'trkpt' || name === 'rtept') && current) {
       const list = current.kind === 'trkpt' ? tracks : routes;
       const where = `${label}: ${current.kind} ${list.length + 1} (line ${current.line})`;
-      list.push(tracePoint(where, current.lon, current.lat, current.time));
+      list.push(
+        tracePoint(where, current.lon, current.lat, current.time, undefined, {
+          speedMps: current.speed,
+          courseDeg: current.course,
+        }),
+      );
       if (current.kind === 'trkpt') lines.push(current.line);
       current = null;
     }

@@ -183,4 +183,45 @@ describe('readTrace', () => {
       },
     );
   });
+
+  it('reads the receiver’s speed and course where each format carries them, for the matcher', async () => {
+    const gpx10 = file(
+      'motion.gpx',
+      '<gpx version="1.0"><trk><trkseg><trkpt lat="43.73" lon="7.42"><time>2024-05-01T08:00:00Z</time>' +
+        '<course>271.5</course><speed>12.5</speed></trkpt>' +
+        '<trkpt lat="43.731" lon="7.421"><time>2024-05-01T08:00:01Z</time><extensions>' +
+        '<gpxtpx:TrackPointExtension xmlns:gpxtpx="http://www.garmin.com/xmlschemas/TrackPointExtension/v2">' +
+        '<gpxtpx:speed>3</gpxtpx:speed><gpxtpx:course>-90</gpxtpx:course></gpxtpx:TrackPointExtension></extensions>' +
+        '</trkpt></trkseg></trk></gpx>',
+    );
+    expect(await readTrace(gpx10)).toEqual([
+      { lon: 7.42, lat: 43.73, timeMs: T0, speedMps: 12.5, courseDeg: 271.5 },
+      { lon: 7.421, lat: 43.731, timeMs: T0 + 1000, speedMps: 3, courseDeg: 270 },
+    ]);
+    const csv = file('motion.csv', 'time,lat,lon,speed_kmh,heading\n2024-05-01T08:00:00Z,43.73,7.42,36,90\n');
+    expect(await readTrace(csv)).toEqual([{ lon: 7.42, lat: 43.73, timeMs: T0, speedMps: 10, courseDeg: 90 }]);
+    const ndjson = file(
+      'motion.ndjson',
+      `${JSON.stringify({ type: 'gps', t: T0, lon: 7.42, lat: 43.73, speedMps: 0.2, headingDeg: 15 })}\n`,
+    );
+    expect(await readTrace(ndjson)).toEqual([{ lon: 7.42, lat: 43.73, timeMs: T0, speedMps: 0.2, courseDeg: 15 }]);
+    const geojson = file(
+      'motion.geojson',
+      JSON.stringify({
+        type: 'Feature',
+        geometry: { type: 'Point', coordinates: [7.42, 43.73] },
+        properties: { time: '2024-05-01T08:00:00Z', speed: 4, course: 180 },
+      }),
+    );
+    expect(await readTrace(geojson)).toEqual([{ lon: 7.42, lat: 43.73, timeMs: T0, speedMps: 4, courseDeg: 180 }]);
+  });
+
+  it('names a record whose speed or course is not a number', async () => {
+    const csv = file('bad-speed.csv', 'lat,lon,speed\n43.73,7.42,fast\n');
+    await expect(readTrace(csv)).rejects.toThrow('line 2: speed "fast" is not a speed');
+    const ndjson = file('bad-course.ndjson', `${JSON.stringify({ t: T0, lon: 7.42, lat: 43.73, course: 'north' })}\n`);
+    await expect(readTrace(ndjson)).rejects.toThrow('line 1: course "north" is not an angle in degrees');
+    const negative = file('negative.csv', 'lat,lon,speed\n43.73,7.42,-3\n');
+    await expect(readTrace(negative)).rejects.toThrow('line 2: speed "-3" is not a speed');
+  });
 });

@@ -9,8 +9,9 @@ const WKT_POINT = /^\s*POINT\s*\(\s*(\S+)\s+(\S+)\s*\)\s*$/i;
 
 /**
  * A position record as telemetry and other tools write it, or null for records that are not positions
- * (accelerometer samples, a header line). Accepts `{ type: "gps", t, lon, lat, accuracyM }` (the telemetry
- * format), `lng`/`longitude`/`latitude`, `time`/`timestamp`/`timeMs`, and WKT `point: "POINT(lon lat)"`.
+ * (accelerometer samples, a header line). Accepts `{ type: "gps", t, lon, lat, accuracyM, speedMps, headingDeg }`
+ * (the telemetry format), `lng`/`longitude`/`latitude`, `time`/`timestamp`/`timeMs`, WKT `point: "POINT(lon lat)"`,
+ * and `speed` (m/s) or `speedKmh`, `course`/`heading`/`bearing` (degrees).
  */
 export function samplePoint(record: unknown, where: string): TracePoint | null {
   if (!isObject(record)) throw new TraceInputError(`${where}: expected a JSON object`);
@@ -25,7 +26,11 @@ export function samplePoint(record: unknown, where: string): TracePoint | null {
   }
   const time = record.t ?? record.timeMs ?? record.time ?? record.timestamp;
   const accuracy = record.accuracyM ?? record.accuracy;
-  return tracePoint(where, lon, lat, time, accuracy);
+  return tracePoint(where, lon, lat, time, accuracy, {
+    speedMps: record.speedMps ?? record.speed,
+    speedKmh: record.speedKmh,
+    courseDeg: record.headingDeg ?? record.courseDeg ?? record.course ?? record.heading ?? record.bearing,
+  });
 }
 
 /** Reads NDJSON samples, one JSON object per line; non-position lines (other sample types, a header) are skipped. */

@@ -2,6 +2,16 @@ import type { TracePoint } from '../types.ts';
 import { parseTime } from './parse-time.ts';
 import { TraceInputError } from './trace-input-error.ts';
 
+/**
+ * What a record says of the receiver's motion, when it says it: speed in m/s (or km/h) and course in degrees
+ * clockwise from north. The matcher uses them to tell a stop from slow driving and one carriageway from the other.
+ */
+export interface MotionValues {
+  speedMps?: unknown;
+  speedKmh?: unknown;
+  courseDeg?: unknown;
+}
+
 /** Validates one record's fields and turns them into a `TracePoint`; `where` names the record in errors. */
 export function tracePoint(
   where: string,
@@ -9,6 +19,7 @@ export function tracePoint(
   latValue: unknown,
   timeValue?: unknown,
   accuracyValue?: unknown,
+  motion: MotionValues = {},
 ): TracePoint {
   const lon = typeof lonValue === 'string' ? Number(lonValue.trim() === '' ? Number.NaN : lonValue) : lonValue;
   const lat = typeof latValue === 'string' ? Number(latValue.trim() === '' ? Number.NaN : latValue) : latValue;
@@ -34,6 +45,22 @@ export function tracePoint(
       throw new TraceInputError(`${where}: accuracy ${describe(accuracyValue)} is not a distance in metres`);
     }
     point.accuracyM = accuracyM;
+  }
+  const given = (v: unknown) => v !== undefined && v !== null && v !== '';
+  const speedValue = given(motion.speedMps) ? motion.speedMps : motion.speedKmh;
+  if (given(speedValue)) {
+    const speed = Number(speedValue);
+    if (!Number.isFinite(speed) || speed < 0) {
+      throw new TraceInputError(`${where}: speed ${describe(speedValue)} is not a speed`);
+    }
+    point.speedMps = given(motion.speedMps) ? speed : speed / 3.6;
+  }
+  if (given(motion.courseDeg)) {
+    const course = Number(motion.courseDeg);
+    if (!Number.isFinite(course)) {
+      throw new TraceInputError(`${where}: course ${describe(motion.courseDeg)} is not an angle in degrees`);
+    }
+    point.courseDeg = ((course % 360) + 360) % 360;
   }
   return point;
 }

@@ -42,6 +42,9 @@ function fromPoints(points: readonly TracePoint[], file: string): TelemetryBatch
     lon: p.lon,
     lat: p.lat,
     ...(p.accuracyM !== undefined ? { accuracyM: p.accuracyM } : {}),
+    // The receiver's own speed and course, where the file has them: the map matcher and the speed series use them.
+    ...(p.speedMps !== undefined ? { speedMps: p.speedMps } : {}),
+    ...(p.courseDeg !== undefined ? { headingDeg: p.courseDeg } : {}),
   }));
   return validated({ schemaVersion: 1, samples }, file);
 }

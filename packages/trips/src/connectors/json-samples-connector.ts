@@ -40,6 +40,8 @@ export function readSampleJson(doc: unknown): FileContents {
           lat: p.lat,
           t: p.timeMs ?? Number.NaN,
           ...(p.accuracyM !== undefined ? { accuracyM: p.accuracyM } : {}),
+          ...(p.speedMps !== undefined ? { speedMps: p.speedMps } : {}),
+          ...(p.courseDeg !== undefined ? { headingDeg: p.courseDeg } : {}),
         });
         // Every record is a position here (none is typed), so the sample's index is the record's.
         if (typeof s === 'string') {
