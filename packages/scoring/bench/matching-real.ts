@@ -64,16 +64,10 @@ function vertexAt(internals: TripInternals, s: number): number {
 
 /** True position of the vehicle at a time, from the simulated motion. */
 function truePosition(internals: TripInternals, startMs: number, timeMs: number): [number, number] {
-  const { path, kinematics: kin } = internals;
-  const k = Math.min(kin.count - 1, Math.max(0, Math.round((timeMs - startMs) / 1000 / kin.dtS)));
-  const s = kin.sM[k]!;
-  let lo = 0;
-  let hi = path.n - 1;
-  while (hi - lo > 1) {
-    const mid = (lo + hi) >> 1;
-    if (path.sM[mid]! <= s) lo = mid;
-    else hi = mid;
-  }
+  const { path } = internals;
+  const s = trueAlongM(internals, startMs, timeMs);
+  const lo = vertexAt(internals, s);
+  const hi = Math.min(path.n - 1, lo + 1);
   const span = path.sM[hi]! - path.sM[lo]!;
   const f = span > 0 ? Math.min(1, Math.max(0, (s - path.sM[lo]!) / span)) : 0;
   const x = path.x[lo]! + (path.x[hi]! - path.x[lo]!) * f;

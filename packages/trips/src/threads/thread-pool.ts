@@ -104,9 +104,10 @@ export async function startThreadPool(options: {
       if (!slot) return Promise.reject(new Error(`no ${options.name} thread is running`));
       const id = nextId++;
       return new Promise<T>((resolve, reject) => {
+        // Posted first: a message that cannot be cloned throws here and leaves nothing pending on the thread.
+        slot.worker.postMessage({ ...message, id }, transfer);
         slot.pending.set(id, { resolve: resolve as (value: never) => void, reject });
         slot.busy++;
-        slot.worker.postMessage({ ...message, id }, transfer);
       });
     },
     async close() {
