@@ -23,6 +23,7 @@ import { createFleet, listFleets, requireFleet } from './store/fleets.ts';
 import { createIngestKey, listIngestKeys, revokeIngestKey } from './store/ingest-keys.ts';
 import { queueCounts, requeue } from './store/job-queue.ts';
 import { deleteLocationData, driverDataCounts, eraseDriver } from './store/location-data.ts';
+import { tripsMigrations } from './store/migrations.ts';
 import { otherModelsNotice, tripsScoredByOtherModels } from './store/model-versions.ts';
 import { openTripsDatabase, type TripsDatabase } from './store/open-trips-database.ts';
 import { createVehicle, listVehicles, requireVehicle, updateVehicle } from './store/vehicles.ts';
@@ -191,12 +192,16 @@ program
 
 program
   .command('migrate')
-  .description('apply pending database migrations (both environments unless --env is given)')
+  .description('apply pending database migrations and list them (both environments unless --env is given)')
   .addOption(new Option('--env <environment>', 'only this environment').choices([...ENVIRONMENTS]))
   .action(async (opts: { env?: string }) => {
+    // Opening a store applies what is pending (serve does the same at start); this says what that was.
+    const known = Object.keys(tripsMigrations).length;
     for (const environment of opts.env ? [parseEnvironment(opts.env)] : ENVIRONMENTS) {
       await withDatabase(environment, async (db) => {
-        process.stdout.write(`${environment}: ${db.location} is up to date\n`);
+        for (const name of db.migrationsApplied) process.stdout.write(`${environment}: applied ${name}\n`);
+        const what = db.migrationsApplied.length === 0 ? 'was up to date' : 'is up to date';
+        process.stdout.write(`${environment}: ${db.location} ${what} (${plural(known, 'migration')})\n`);
       });
     }
   });

@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildApiApp } from '../src/api/build-api-app.ts';
 import { acceptUpload } from '../src/ingest/accept-upload.ts';
+import { tripsMigrations } from '../src/store/migrations.ts';
 import { openTripsDatabase } from '../src/store/open-trips-database.ts';
 import { scorableTrip } from './fixtures/scorable-trip.ts';
 import { gpsTrip } from './fixtures/telemetry.ts';
@@ -27,6 +28,28 @@ describe('admin CLI (npx trips)', () => {
   };
   const trips = async (...args: string[]) => run(process.execPath, [BIN, ...args], { env, timeout: 120_000 });
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('migrate lists what it applied to a new store, then says the store was up to date', async () => {
+    const fresh = mkdtempSync(path.join(tmpdir(), 'trips-cli-migrate-'));
+    try {
+      const migrate = async () =>
+        run(process.execPath, [BIN, 'migrate', '--env', 'sandbox'], {
+          env: { ...env, DATA_DIR: fresh },
+          timeout: 120_000,
+        });
+      const known = Object.keys(tripsMigrations);
+      const first = (await migrate()).stdout.trim().split('\n');
+      expect(first.slice(0, -1)).toEqual(known.map((name) => `sandbox: applied ${name}`));
+      expect(first.at(-1)).toBe(
+        `sandbox: sqlite:${path.join(fresh, 'trips-sandbox.db')} is up to date (${known.length} migrations)`,
+      );
+      expect((await migrate()).stdout).toBe(
+        `sandbox: sqlite:${path.join(fresh, 'trips-sandbox.db')} was up to date (${known.length} migrations)\n`,
+      );
+    } finally {
+      rmSync(fresh, { recursive: true, force: true });
+    }
+  });
 
   it('sets up a fleet, imports and scores a file, and the token reads it through the API', async () => {
     expect((await trips('fleets', 'create', '--name', 'CLI fleet', '--id', 'fleet_cli')).stdout).toBe('fleet_cli\n');

@@ -18,6 +18,8 @@ export interface Database<DB> {
   dialect: DialectName;
   /** Where it lives, safe to log (no password). */
   location: string;
+  /** Migrations this open applied, in order (empty when the store was up to date or none were given). */
+  migrationsApplied: readonly string[];
   /** Throws a DatabaseUnavailableError when the database does not answer. Used by readiness probes. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -76,7 +78,7 @@ export async function openDatabase<DB>(options: OpenDatabaseOptions): Promise<Da
   try {
     await database.ping();
     if (options.migrations) {
-      await migrateToLatest(database.db, options.migrations, options.migrationTable);
+      database.migrationsApplied = await migrateToLatest(database.db, options.migrations, options.migrationTable);
     }
   } catch (err) {
     await database.close().catch(() => {});
@@ -122,6 +124,7 @@ function openSqlite<DB>(options: OpenDatabaseOptions): Database<DB> {
     db,
     dialect: 'sqlite',
     location: `sqlite:${file}`,
+    migrationsApplied: [],
     async ping() {
       await sql`select 1`.execute(db);
     },
@@ -193,6 +196,7 @@ function openPostgres<DB>(url: string, options: OpenDatabaseOptions): Database<D
     db,
     dialect: 'postgres',
     location,
+    migrationsApplied: [],
     async ping() {
       try {
         if (schema) await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
