@@ -23,8 +23,10 @@ const variants = process.argv.slice(2).map((a) => {
 if (variants.length === 0) throw new Error('usage: ab.ts <label>=<repo dir> ...');
 
 const data = await readBenchDatabase(DATA, TOTAL, () => {});
-const { file, token, tripIds } = data;
+const { store, token, tripIds } = data;
 await data.database.close();
+if (store.kind !== 'sqlite') throw new Error('ab.ts runs on the SQLite bench store');
+const file = store.file;
 
 function cpuTicks(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');

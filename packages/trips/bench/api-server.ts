@@ -1,4 +1,5 @@
-// A benchmark server process: `api <sqlite file>` serves the real /v1 app on that store; `ceiling
+// A benchmark server process: `api <sqlite file>` serves the real /v1 app on that store (`api-pg <url>
+// <schema>`: on that PostgreSQL schema); `ceiling
 // <bytes>` serves a bare Fastify route answering a fixed JSON body of that size (the ceiling). With
 // BENCH_API_WORKERS=n above 1, n worker processes (node:cluster) serve it on one port, as `trips serve`
 // does with TRIPS_API_WORKERS=n (the ceiling too, so that the two are compared like for like).
@@ -8,8 +9,13 @@ import Fastify from 'fastify';
 import { buildApiApp } from '../src/api/build-api-app.ts';
 import { openTripsDatabase } from '../src/store/open-trips-database.ts';
 
-const [mode, arg] = process.argv.slice(2);
+const [mode, arg, schema] = process.argv.slice(2);
 const workers = Number(process.env.BENCH_API_WORKERS ?? 1);
+
+const openStore = () =>
+  mode === 'api-pg'
+    ? openTripsDatabase({ environment: 'production', url: arg!, pgSchema: schema! })
+    : openTripsDatabase({ environment: 'production', sqliteFile: arg! });
 
 async function start(): Promise<number> {
   if (mode === 'ceiling') {
@@ -21,7 +27,7 @@ async function start(): Promise<number> {
     const address = app.server.address();
     return typeof address === 'object' && address ? address.port : 0;
   }
-  const database = await openTripsDatabase({ environment: 'production', sqliteFile: arg! });
+  const database = await openStore();
   // Production settings: one JSON log line per request (to this process's stdout, a file in the bench).
   const app = await buildApiApp({
     environment: 'production',
@@ -35,7 +41,7 @@ async function start(): Promise<number> {
 
 if (workers > 1 && cluster.isPrimary) {
   // The store is opened (and migrated) once before the workers start, as `trips serve` does.
-  if (mode !== 'ceiling') await (await openTripsDatabase({ environment: 'production', sqliteFile: arg! })).close();
+  if (mode !== 'ceiling') await (await openStore()).close();
   let listening = 0;
   cluster.on('listening', (_worker, address) => {
     if (++listening === workers) process.stderr.write(`listening ${address.port}\n`);

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { generateCity, type RoadGraph } from '@svc/roads';
 import { scoreTrip, segmentTrips, type TelemetryBatch } from '@svc/scoring';
@@ -47,7 +47,8 @@ export function twentyMinuteTrips(graph: RoadGraph, count: number): TelemetryBat
 
 export interface ReadBenchData {
   database: TripsDatabase;
-  file: string;
+  /** The SQLite file, or for PostgreSQL the connection URL (as given) and the schema holding the store. */
+  store: { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string; schema: string };
   token: string;
   tripIds: string[];
   total: number;
@@ -57,15 +58,27 @@ const FLEETS = 4;
 const VEHICLES_PER_FLEET = 250;
 
 /**
- * A SQLite store with `total` scored trips over two years in four fleets, written in bulk (a read
- * benchmark needs the rows, not the scoring). Every row is what the scoring pipeline would have written:
- * breakdown values and route come from one real scored trip. Kept under `dir` and reused when present.
+ * A store with `total` scored trips over two years in four fleets, written in bulk (a read benchmark needs the
+ * rows, not the scoring). Every row is what the scoring pipeline would have written: breakdown values and route
+ * come from one real scored trip. SQLite: a file under `dir`; PostgreSQL (`pgUrl`): the schema
+ * `trips_read_bench_<total>` of that database. Kept and reused when present.
  */
-export async function readBenchDatabase(dir: string, total: number, log: (s: string) => void): Promise<ReadBenchData> {
-  mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, `read-bench-${total}.db`);
-  const fresh = !existsSync(file);
-  const database = await openTripsDatabase({ environment: 'production', sqliteFile: file });
+export async function readBenchDatabase(
+  dir: string,
+  total: number,
+  log: (s: string) => void,
+  pgUrl?: string,
+): Promise<ReadBenchData> {
+  let store: ReadBenchData['store'];
+  let database: TripsDatabase;
+  if (pgUrl) {
+    store = { kind: 'postgres', url: pgUrl, schema: `trips_read_bench_${total}` };
+    database = await openTripsDatabase({ environment: 'production', url: pgUrl, pgSchema: store.schema });
+  } else {
+    mkdirSync(dir, { recursive: true });
+    store = { kind: 'sqlite', file: path.join(dir, `read-bench-${total}.db`) };
+    database = await openTripsDatabase({ environment: 'production', sqliteFile: store.file });
+  }
   const db = database.db;
   const have = Number(
     (
@@ -75,8 +88,11 @@ export async function readBenchDatabase(dir: string, total: number, log: (s: str
         .executeTakeFirstOrThrow()
     ).n,
   );
-  if (fresh || have !== total) {
-    if (!fresh) throw new Error(`${file} holds ${have} trips, not ${total}: delete it and run again`);
+  if (have !== total) {
+    if (have !== 0) {
+      const where = store.kind === 'sqlite' ? store.file : `schema ${store.schema}`;
+      throw new Error(`${where} holds ${have} trips, not ${total}: delete it and run again`);
+    }
     await generate(database, total, log);
   }
   // Register the trips' drivers, as the ingest path does (stores generated before this had none).
@@ -94,8 +110,15 @@ export async function readBenchDatabase(dir: string, total: number, log: (s: str
       rateLimitPerMin: 1_000_000,
     })
   ).secret;
-  const sample = await sql<{ trip_id: string }>`select trip_id from trips where rowid % 97 = 0 limit 20000`.execute(db);
-  return { database, file, token, tripIds: sample.rows.map((r) => r.trip_id), total };
+  // About one trip in a hundred, spread over the two years: every 97th row on SQLite (as the figures in the
+  // README were taken), the trips numbered k with k % 100 = 0 on PostgreSQL (its rows have no rowid).
+  const sample =
+    store.kind === 'sqlite'
+      ? await sql<{ trip_id: string }>`select trip_id from trips where rowid % 97 = 0 limit 20000`.execute(db)
+      : await sql<{
+          trip_id: string;
+        }>`select trip_id from trips where substr(trip_id, 13, 2) = '00' limit 20000`.execute(db);
+  return { database, store, token, tripIds: sample.rows.map((r) => r.trip_id), total };
 }
 
 async function generate(database: TripsDatabase, total: number, log: (s: string) => void) {
@@ -124,7 +147,8 @@ async function generate(database: TripsDatabase, total: number, log: (s: string)
       vehicleIds.push({ id: vehicle.vehicleId, plate: vehicle.plate, fleet: fleetId });
     }
   }
-  await sql`pragma synchronous = OFF`.execute(db);
+  const sqlite = database.dialect === 'sqlite';
+  if (sqlite) await sql`pragma synchronous = OFF`.execute(db);
   const twoYearsMs = 730 * 86_400_000;
   const endMs = Date.UTC(2026, 10, 1);
   const counts = new Map<string, number>();
@@ -211,7 +235,7 @@ async function generate(database: TripsDatabase, total: number, log: (s: string)
       .insertInto('trip_day_counts')
       .values(rows.slice(i, i + 2000))
       .execute();
-  await sql`pragma synchronous = FULL`.execute(db);
+  if (sqlite) await sql`pragma synchronous = FULL`.execute(db);
   await sql`analyze`.execute(db);
   log(`  generated ${total.toLocaleString('en')} trips in ${Math.round((Date.now() - started) / 1000)} s`);
 }

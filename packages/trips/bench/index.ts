@@ -165,22 +165,48 @@ const fmt = (l: Load) =>
   `${Math.round(l.rps).toLocaleString('en').padStart(7)} req/s  p50 ${String(l.p50).padStart(3)} ms  p99 ${String(l.p99).padStart(3)} ms  CPU/req: server ${l.serverCpuUs === null ? '  n/a' : `${Math.round(l.serverCpuUs)}`.padStart(5)} µs, load ${`${Math.round(l.loadCpuUs)}`.padStart(4)} µs${l.errors ? `  (${l.errors} errors)` : ''}`;
 
 async function readBenchmarks() {
+  // BENCH_READ_STORE=postgres: the same runs against PostgreSQL (BENCH_DATABASE_URL or TEST_DATABASE_URL), the
+  // store several nodes share.
+  const pgUrl =
+    process.env.BENCH_READ_STORE === 'postgres'
+      ? (process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test')
+      : undefined;
   log(
-    `\n== Read API: ${TOTAL.toLocaleString('en')} stored trips in SQLite, ${CONNECTIONS} connections, ${DURATION_S} s per run ==`,
+    `\n== Read API: ${TOTAL.toLocaleString('en')} stored trips in ${pgUrl ? 'PostgreSQL' : 'SQLite'}, ${CONNECTIONS} connections, ${DURATION_S} s per run ==`,
   );
   log(
     API_WORKERS === 1
       ? '  API and ceiling: one process each (BENCH_API_WORKERS=1)'
       : `  API and ceiling: ${API_WORKERS} worker processes each (node:cluster, BENCH_API_WORKERS=${API_WORKERS}), on the same ${os.cpus().length} CPUs as the load generator`,
   );
-  const data = await readBenchDatabase(DATA, TOTAL, log);
-  log(`  store: ${data.file} (${Math.round(statSync(data.file).size / 1e6)} MB)`);
-  log(`  ${readIntoPageCache(data.file)}`);
+  const data = await readBenchDatabase(DATA, TOTAL, log, pgUrl);
+  const store = data.store;
+  // The runs should read a store the OS (and PostgreSQL) hold in memory, as a serving node's would be.
+  const warm = async () => {
+    if (store.kind === 'sqlite') return readIntoPageCache(store.file);
+    const started = performance.now();
+    const db = data.database.db;
+    const { rows } = await sql<{
+      bytes: string;
+    }>`select pg_total_relation_size('trips') + pg_total_relation_size('trip_breakdowns') as bytes`.execute(db);
+    // Every page of the tables and of the indexes the reads use, through PostgreSQL's buffers into the OS cache.
+    await sql`select count(*) from (select item_json from trips) t`.execute(db);
+    await sql`select sum(length(values_json)) from trip_breakdowns`.execute(db);
+    await sql`select count(*) from (select trip_id from trips order by start_ms desc, trip_id desc) t`.execute(db);
+    return `read the store's tables once first (${Math.round(Number(rows[0]?.bytes ?? 0) / 1e6)} MB in ${((performance.now() - started) / 1000).toFixed(1)} s)`;
+  };
+  if (store.kind === 'sqlite') log(`  store: ${store.file} (${Math.round(statSync(store.file).size / 1e6)} MB)`);
+  else log(`  store: schema ${store.schema} of ${store.url.replace(/\/\/[^@/]*@/, '//')}`);
+  log(`  ${await warm()}`);
   const token = data.token;
-  await data.database.close();
-  const api = await startProcess(['bench/api-server.ts', 'api', data.file], {
-    logFile: path.join(DATA, 'api-server.log'),
-  });
+  // SQLite: this process keeps no connection while the server reads (PostgreSQL: it is needed to warm again).
+  if (store.kind === 'sqlite') await data.database.close();
+  const api = await startProcess(
+    store.kind === 'sqlite'
+      ? ['bench/api-server.ts', 'api', store.file]
+      : ['bench/api-server.ts', 'api-pg', store.url, store.schema],
+    { logFile: path.join(DATA, 'api-server.log') },
+  );
   const base = `http://127.0.0.1:${api.port}`;
   const auth = { authorization: `Bearer ${token}` };
   try {
@@ -202,7 +228,7 @@ async function readBenchmarks() {
     ]);
     // Again just before the random reads: this machine's reclaim evicts pages within minutes, and the list
     // runs above touch only the newest and the 5,000th page (without it the breakdown's p99 was 45-52 ms).
-    log(`  ${readIntoPageCache(data.file)} (again, before the breakdown)`);
+    log(`  ${await warm()} (again, before the breakdown)`);
     results.push([
       'GET /v1/trips/{id}/score-breakdown (random ids)',
       await load(
@@ -240,6 +266,7 @@ async function readBenchmarks() {
     );
   } finally {
     await stop(api.child);
+    await data.database.close();
   }
 }
 
