@@ -4,8 +4,10 @@
 // connections) and prints, per variant and endpoint, the median and range of the server's CPU per request.
 // On a shared machine req/s moves with the neighbours; CPU per request much less. Figures only.
 // AB_ROUNDS (default 4), AB_DURATION_S (default 8), AB_ONLY=list1,list5000,breakdown, AB_CPU_PROF=<dir>.
+// BENCH_READ_STORE=postgres: on the PostgreSQL bench store (BENCH_DATABASE_URL or TEST_DATABASE_URL), each
+// variant's server reading it as `api-pg`, and the CPU of PostgreSQL's processes per request printed beside.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -22,11 +24,30 @@ const variants = process.argv.slice(2).map((a) => {
 });
 if (variants.length === 0) throw new Error('usage: ab.ts <label>=<repo dir> ...');
 
-const data = await readBenchDatabase(DATA, TOTAL, () => {});
+const pgUrl =
+  process.env.BENCH_READ_STORE === 'postgres'
+    ? (process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test')
+    : undefined;
+const data = await readBenchDatabase(DATA, TOTAL, () => {}, pgUrl);
 const { store, token, tripIds } = data;
 await data.database.close();
-if (store.kind !== 'sqlite') throw new Error('ab.ts runs on the SQLite bench store');
-const file = store.file;
+const serverArgs = store.kind === 'sqlite' ? ['api', store.file] : ['api-pg', store.url, store.schema];
+
+/** CPU ticks of PostgreSQL's processes (its backends serve the server under test), or 0 on SQLite. */
+function databaseTicks(): number {
+  if (store.kind === 'sqlite') return 0;
+  let ticks = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('postgres')) continue;
+      ticks += cpuTicks(Number(pid));
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return ticks;
+}
 
 function cpuTicks(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -39,7 +60,7 @@ function start(dir: string, label: string, round: number): Promise<{ child: Chil
   const prof = process.env.AB_CPU_PROF
     ? ['--cpu-prof', '--cpu-prof-dir', path.join(process.env.AB_CPU_PROF, `${label}-${round}`)]
     : [];
-  const child = spawn(process.execPath, [...prof, '--import', 'tsx', 'bench/api-server.ts', 'api', file], {
+  const child = spawn(process.execPath, [...prof, '--import', 'tsx', 'bench/api-server.ts', ...serverArgs], {
     cwd: path.join(dir, 'packages/trips'),
     stdio: ['ignore', log, 'pipe'],
   });
@@ -70,7 +91,7 @@ const endpoints: Array<{ name: string; path: () => string }> = [
   { name: 'fixed', path: () => '/v1/fixed' },
 ].filter((e) => (only ? only.includes(e.name) : e.name !== 'fixed'));
 
-const results = new Map<string, Array<{ cpu: number; rps: number; p99: number }>>();
+const results = new Map<string, Array<{ cpu: number; dbCpu: number; rps: number; p99: number }>>();
 const headers = { authorization: `Bearer ${token}` };
 
 for (let round = 0; round < ROUNDS; round++) {
@@ -82,6 +103,7 @@ for (let round = 0; round < ROUNDS; round++) {
       for (const e of endpoints) {
         await autocannon({ url: `${url}${e.path()}`, connections: 10, duration: 2, headers });
         const before = cpuTicks(child.pid!);
+        const dbBefore = databaseTicks();
         const r = await autocannon({
           url: `${url}${e.path()}`,
           connections: 50,
@@ -90,11 +112,12 @@ for (let round = 0; round < ROUNDS; round++) {
           requests: [{ setupRequest: (req) => ({ ...req, path: e.path() }) }],
         });
         const cpu = ((cpuTicks(child.pid!) - before) * 10_000) / Math.max(1, r.requests.total);
+        const dbCpu = ((databaseTicks() - dbBefore) * 10_000) / Math.max(1, r.requests.total);
         if (r.non2xx || r.errors) throw new Error(`${v.label} ${e.name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
         const key = `${v.label} ${e.name}`;
-        results.set(key, [...(results.get(key) ?? []), { cpu, rps: r.requests.average, p99: r.latency.p99 }]);
+        results.set(key, [...(results.get(key) ?? []), { cpu, dbCpu, rps: r.requests.average, p99: r.latency.p99 }]);
         process.stdout.write(
-          `round ${round} ${key.padEnd(24)} ${Math.round(r.requests.average)} req/s p99 ${r.latency.p99} ms  server ${cpu.toFixed(0)} µs/req\n`,
+          `round ${round} ${key.padEnd(24)} ${Math.round(r.requests.average)} req/s p99 ${r.latency.p99} ms  server ${cpu.toFixed(0)} µs/req${store.kind === 'sqlite' ? '' : `, PostgreSQL ${dbCpu.toFixed(0)} µs/req`}\n`,
         );
       }
     } finally {
@@ -112,8 +135,9 @@ for (const e of endpoints) {
   for (const v of variants) {
     const rs = results.get(`${v.label} ${e.name}`) ?? [];
     const cpus = rs.map((r) => r.cpu);
+    const db = store.kind === 'sqlite' ? '' : `  PostgreSQL ${median(rs.map((r) => r.dbCpu)).toFixed(0)} µs/req`;
     process.stdout.write(
-      `  ${e.name.padEnd(10)} ${v.label.padEnd(12)} ${median(cpus).toFixed(0).padStart(4)} [${Math.min(...cpus).toFixed(0)}-${Math.max(...cpus).toFixed(0)}]  ${Math.round(median(rs.map((r) => r.rps)))} req/s\n`,
+      `  ${e.name.padEnd(10)} ${v.label.padEnd(12)} ${median(cpus).toFixed(0).padStart(4)} [${Math.min(...cpus).toFixed(0)}-${Math.max(...cpus).toFixed(0)}]  ${Math.round(median(rs.map((r) => r.rps)))} req/s  p99 ${median(rs.map((r) => r.p99))} ms${db}\n`,
     );
   }
 }
