@@ -1,3 +1,4 @@
+import { createLogger } from '@svc/platform';
 import { testDialects } from '@svc/platform/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { acceptUpload } from '../src/ingest/accept-upload.ts';
@@ -13,6 +14,16 @@ import { createVehicle } from '../src/store/vehicles.ts';
 import { fakeScorer } from './fixtures/fake-scorer.ts';
 import { gpsTrip } from './fixtures/telemetry.ts';
 import { quietLogger } from './fixtures/world.ts';
+
+/** A logger at info level whose lines are kept, parsed. */
+function logLines() {
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = createLogger({
+    level: 'info',
+    destination: { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) },
+  });
+  return { logger, lines };
+}
 
 /** A page's items, parsed from the joined JSON listTrips returns. */
 const itemsOf = (page: TripListPage): TripItem[] => JSON.parse(`[${page.itemsJson.toString()}]`) as TripItem[];
@@ -52,10 +63,11 @@ describe.each(testDialects())('scoring pipeline on $label', (dialect) => {
         gpsTrip({ startMs: now, vehicle: 'FAIL-1' }),
         now,
       );
+      const log = logLines();
       const worker = new ScoringWorker({
         db: database,
         scorer: fakeScorer(),
-        logger: quietLogger(),
+        logger: log.logger,
         clock,
         maxAttempts: 3,
       });
@@ -71,6 +83,12 @@ describe.each(testDialects())('scoring pipeline on $label', (dialect) => {
       const final = await status(tripId);
       expect(final.status).toBe('failed');
       expect(final.last_error).toBe('engine crashed (gave up after 3 attempts)');
+      // Retries are information; giving up is a warning an operator should see.
+      expect(log.lines.filter((l) => l.tripId === tripId).map((l) => [l.level, l.msg])).toEqual([
+        ['info', 'scoring failed; will retry'],
+        ['info', 'scoring failed; will retry'],
+        ['warn', 'trip could not be scored'],
+      ]);
       // The telemetry is kept.
       const kept = await database.db
         .selectFrom('trip_uploads')
@@ -89,13 +107,18 @@ describe.each(testDialects())('scoring pipeline on $label', (dialect) => {
         now,
       );
       const scorer = fakeScorer();
-      await new ScoringWorker({ db: database, scorer, logger: quietLogger(), clock }).drain();
+      const log = logLines();
+      await new ScoringWorker({ db: database, scorer, logger: log.logger, clock }).drain();
       expect(await status(tripId)).toMatchObject({
         status: 'failed',
         attempts: 1,
         last_error: 'trip too short to score',
       });
       expect(scorer.calls).toBe(1);
+      // The model's verdict on the data is normal operation: logged with its reason, not as a warning.
+      expect(log.lines.filter((l) => l.tripId === tripId)).toEqual([
+        expect.objectContaining({ level: 'info', msg: 'trip not scorable', reason: 'trip too short to score' }),
+      ]);
     });
 
     it('takes over a job whose worker died once its lease expired', async () => {

@@ -326,11 +326,16 @@ export class ScoringWorker {
           return failed;
         });
         const line = { tripId, attempts, status, reason };
+        const verdict = err instanceof Error && err.name === 'UnscorableTripError';
         if (status === null)
           this.#log.info(line, 'scoring failed, but the job was queued again or taken over meanwhile');
+        // The model's verdict on the data (a car moved across a car park, an upload without GPS) is an outcome
+        // of normal operation, kept with its reason for `trips queue status` and the import summary; a warning
+        // is for what an operator should look at (retries exhausted, telemetry that cannot be read).
+        else if (status === 'failed' && verdict) this.#log.info(line, 'trip not scorable');
         else if (status === 'failed') this.#log.warn(line, 'trip could not be scored');
         else this.#log.info(line, 'scoring failed; will retry');
-        if (!permanent && !(err instanceof Error && err.name === 'UnscorableTripError')) {
+        if (!permanent && !verdict) {
           this.#log.debug({ err }, 'scoring error detail');
         }
       } catch (recordErr) {
