@@ -89,6 +89,21 @@ describe('defaultSpeedLimit', () => {
     expect(defaultSpeedLimit('PL', dual(1)).kmh).toBe(90);
   });
 
+  it('gives Czech and Polish motor roads their town and single-carriageway values, and Spanish travesías 50', () => {
+    // OSM wiki revision 2607051: CZ urban motorroad 80, rural motorroad with single carriageway 90, else 110;
+    // PL motorroad with single carriageway 100, with dual carriageway 120; ES "travesía" ({urban} and ref) 50.
+    const motorroad = (extra: Partial<RoadContext>) => road('trunk', { motorroad: true, ...extra });
+    expect(defaultSpeedLimit('CZ', motorroad({ oneway: true, dualCarriageway: true })).kmh).toBe(110);
+    expect(defaultSpeedLimit('CZ', motorroad({})).kmh).toBe(90);
+    expect(defaultSpeedLimit('CZ', motorroad({ urban: true, oneway: true, dualCarriageway: true })).kmh).toBe(80);
+    expect(defaultSpeedLimit('PL', motorroad({ oneway: true, dualCarriageway: true })).kmh).toBe(120);
+    expect(defaultSpeedLimit('PL', motorroad({})).kmh).toBe(100);
+    expect(defaultSpeedLimit('AT', motorroad({})).kmh).toBe(100);
+    expect(defaultSpeedLimit('ES', road('primary', { urban: true, ref: 'N-340' })).kmh).toBe(50);
+    expect(defaultSpeedLimit('ES', road('residential', { urban: true })).kmh).toBe(30);
+    expect(defaultSpeedLimit('FR', road('primary', { urban: true, ref: 'D 6007' })).kmh).toBe(50);
+  });
+
   it('marks German motorways as unlimited and living streets as walking pace', () => {
     expect(defaultSpeedLimit('DE', road('motorway'))).toEqual({ kmh: null, source: 'default', unlimited: true });
     expect(defaultSpeedLimit('DE', road('living_street', { urban: true })).kmh).toBe(7);

@@ -54,12 +54,18 @@ function pickDefault(table: CountrySpeedDefaults, ctx: RoadContext): number | 'n
   if ((highway === 'motorway' || highway === 'motorway_link') && !ctx.roundabout) {
     return ctx.urban && table.urbanMotorway !== undefined ? table.urbanMotorway : table.motorway;
   }
-  if (ctx.motorroad && table.motorroad !== undefined) return table.motorroad;
+  if (ctx.motorroad && table.motorroad !== undefined) {
+    if (ctx.urban && table.urbanMotorroad !== undefined) return table.urbanMotorroad;
+    if (!ctx.urban && !ctx.dualCarriageway && table.motorroadSingleCarriageway !== undefined) {
+      return table.motorroadSingleCarriageway;
+    }
+    return table.motorroad;
+  }
   if (ctx.urban) {
     const perDirection = lanesPerDirection(ctx);
-    return table.urbanMultiLane !== undefined && perDirection !== null && perDirection >= 2
-      ? table.urbanMultiLane
-      : table.urban;
+    if (table.urbanMultiLane !== undefined && perDirection !== null && perDirection >= 2) return table.urbanMultiLane;
+    if (table.urbanNumbered !== undefined && ctx.ref) return table.urbanNumbered;
+    return table.urban;
   }
   if (ctx.ref && table.refPrefixes) {
     const ref = ctx.ref.toUpperCase().replace(/\s+/g, '');

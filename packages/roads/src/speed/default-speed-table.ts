@@ -10,7 +10,8 @@
  * Lane-dependent defaults from the same revision: France 90 on rural roads with two or more lanes in the direction
  * of travel (R413-2 as amended in 2018: the 80 applies to the other roads outside towns), Germany no general limit
  * there (StVO § 3 (3) 2c), and Belgium's 120 and Poland's 100 on rural dual carriageways only with two or more lanes
- * in each direction.
+ * in each direction. Also from it: Czech motor roads 80 in towns and 90 outside without separated directions, Polish
+ * ones 100 without, and Spain's 50 on numbered roads through towns.
  * Values were read from that page and re-keyed into this smaller model (cars only; no vehicle-class,
  * weather or time conditions).
  *
@@ -39,6 +40,16 @@ export interface CountrySpeedDefaults {
   ruralMultiLane?: number | 'none';
   /** Roads signed as motor roads (`motorroad=yes`, "voie express", "Kraftfahrstraße"). */
   motorroad?: number | 'none';
+  /** Motor roads inside built-up areas, where the law sets a different value (Czechia: 80). */
+  urbanMotorroad?: number;
+  /** Motor roads outside built-up areas without separated directions, where the law sets a different value. */
+  motorroadSingleCarriageway?: number;
+  /**
+   * Numbered roads (`ref`) inside built-up areas, where the law sets a different value: Spain's "travesía", the
+   * stretch of an interurban road through a town, 50 km/h where other urban streets have 30 (the wiki infers it
+   * from `ref`).
+   */
+  urbanNumbered?: number;
   motorway: number | 'none';
   /** Motorways inside built-up areas, where the law sets a different value. */
   urbanMotorway?: number;
@@ -73,7 +84,17 @@ export const DEFAULT_SPEED_TABLE: Readonly<Record<string, CountrySpeedDefaults>>
   },
   BG: { unit: 'kmh', urban: 50, rural: 90, motorroad: 120, motorway: 140, livingStreet: 20 },
   CH: { unit: 'kmh', urban: 50, rural: 80, motorroad: 100, motorway: 120, livingStreet: 20 },
-  CZ: { unit: 'kmh', urban: 50, rural: 90, motorroad: 110, motorway: 130, urbanMotorway: 80, livingStreet: 20 },
+  CZ: {
+    unit: 'kmh',
+    urban: 50,
+    rural: 90,
+    motorroad: 110,
+    urbanMotorroad: 80,
+    motorroadSingleCarriageway: 90,
+    motorway: 130,
+    urbanMotorway: 80,
+    livingStreet: 20,
+  },
   DE: {
     unit: 'kmh',
     urban: 50,
@@ -85,7 +106,16 @@ export const DEFAULT_SPEED_TABLE: Readonly<Record<string, CountrySpeedDefaults>>
   },
   DK: { unit: 'kmh', urban: 50, rural: 80, motorroad: 80, motorway: 130, livingStreet: 15 },
   EE: { unit: 'kmh', urban: 50, rural: 90, motorway: 90, livingStreet: 20 },
-  ES: { unit: 'kmh', urban: 30, urbanMultiLane: 50, rural: 90, motorway: 120, urbanMotorway: 80, livingStreet: 20 },
+  ES: {
+    unit: 'kmh',
+    urban: 30,
+    urbanMultiLane: 50,
+    urbanNumbered: 50,
+    rural: 90,
+    motorway: 120,
+    urbanMotorway: 80,
+    livingStreet: 20,
+  },
   FI: { unit: 'kmh', urban: 50, rural: 100, motorway: 100, livingStreet: 20 },
   FR: {
     unit: 'kmh',
@@ -116,6 +146,7 @@ export const DEFAULT_SPEED_TABLE: Readonly<Record<string, CountrySpeedDefaults>>
     ruralDualCarriageway: 100,
     ruralDualCarriagewayMinLanes: 2,
     motorroad: 120,
+    motorroadSingleCarriageway: 100,
     motorway: 140,
     livingStreet: 20,
   },
