@@ -107,6 +107,48 @@ describe('OSM XML import', () => {
     expect(zoned.every((e) => e.urban && e.speedLimitKmh === 50 && e.limitSource === 'explicit')).toBe(true);
   });
 
+  it('reads the lanes of each direction and keeps roundabouts off the motorway default (rural France)', async () => {
+    // A rural road with a climbing lane (two lanes up, one down), a roundabout tagged motorway_link where the slip
+    // roads meet it, and a slip road; no landuse or place nearby, so all rural.
+    const rural = await buildGraphFromOsm(
+      file(
+        'rural-lanes.osm',
+        osmXml(
+          [
+            { id: 1, eastM: 0, northM: 0 },
+            { id: 2, eastM: 2000, northM: 0 },
+            { id: 3, eastM: 2040, northM: 0 },
+            { id: 4, eastM: 2020, northM: 20 },
+            { id: 5, eastM: 2020, northM: -20 },
+            { id: 6, eastM: 2020, northM: -1000 },
+          ],
+          [
+            {
+              id: 1,
+              nodes: [1, 2],
+              tags: { highway: 'primary', lanes: '3', 'lanes:forward': '2', 'lanes:backward': '1' },
+            },
+            {
+              id: 2,
+              nodes: [2, 5, 3, 4, 2],
+              tags: { highway: 'motorway_link', junction: 'roundabout', lanes: '2' },
+            },
+            { id: 3, nodes: [6, 5], tags: { highway: 'motorway_link', oneway: 'yes' } },
+          ],
+        ),
+      ),
+    );
+    const road = edgesOfWay(rural, 1);
+    const east = road.find((e) => e.coordinates[0]![0] < e.coordinates[e.coordinates.length - 1]![0])!;
+    const west = road.find((e) => e !== east)!;
+    expect([east.speedLimitKmh, east.limitSource]).toEqual([90, 'default']);
+    expect([west.speedLimitKmh, west.limitSource]).toEqual([80, 'default']);
+    const ring = edgesOfWay(rural, 2);
+    expect(ring.length).toBeGreaterThan(0);
+    expect(ring.every((e) => e.roundabout && !e.urban && e.speedLimitKmh === 80)).toBe(true);
+    expect(edgesOfWay(rural, 3).map((e) => e.speedLimitKmh)).toEqual([130]);
+  });
+
   it('reads the same network from .osm.gz', async () => {
     const gz = await buildGraphFromOsm(file('town.osm.gz', gzipSync(townFixture())));
     expect(gz.edgeCount).toBe(graph.edgeCount);

@@ -270,7 +270,7 @@ export class TraceMatcher {
         chain.push(step);
         continue;
       }
-      if (this.transition(last, step, dtS)) {
+      if (this.transition(last, step, dtS, this.stoodBetween(last.point, i))) {
         for (const k of pending) this.reasons[k] = 'outlier';
         pending = [];
         chain.push(step);
@@ -289,6 +289,15 @@ export class TraceMatcher {
     for (const k of pending) this.reasons[k] = 'outlier';
     close();
     return chains;
+  }
+
+  /**
+   * True unless every fix after `from` up to `to` shows the vehicle moving (a usable course, so at least
+   * `COURSE_MIN_SPEED_MPS`): a vehicle can turn round where it stands only if it slowed down or stopped.
+   */
+  private stoodBetween(from: number, to: number): boolean {
+    for (let k = from + 1; k <= to; k++) if (usableCourse(this.points[k]!) === undefined) return true;
+    return false;
   }
 
   /** Compass bearing of an edge's driving direction at an offset, degrees. */
@@ -445,7 +454,7 @@ export class TraceMatcher {
   }
 
   /** Fills `cur`'s scores from `prev`; false when no candidate of `cur` is reachable. */
-  private transition(prev: Step, cur: Step, dtS: number | null): boolean {
+  private transition(prev: Step, cur: Step, dtS: number | null, mayStand: boolean): boolean {
     const { graph, o } = this;
     const d = graph.data;
     const a = prev;
@@ -516,7 +525,10 @@ export class TraceMatcher {
         const pc = prev.cands[p]!;
         if (prev.score[p] === -Infinity || pc.edge === cc.edge || d.edgeWay[pc.edge] !== d.edgeWay[cc.edge]) continue;
         const via = this.search.costTo(d.edgeFrom[pc.edge]!);
-        if (via !== Infinity && ahead + via + pc.offsetM <= stayM) consider(t, p, c, 0, STAY);
+        if (via === Infinity || ahead + via + pc.offsetM > stayM) continue;
+        // Turning round where it stands needs a vehicle that slowed down; a moving one pays for a U-turn.
+        if (!mayStand && this.turnsRoundBetween(cc.edge, pc.edge, via)) continue;
+        consider(t, p, c, 0, STAY);
       }
     }
 
@@ -542,7 +554,8 @@ export class TraceMatcher {
           if (via === Infinity) continue;
           // Driving to the end of the edge and straight back is a U-turn at the junction: rare, so penalised.
           const turnsBack =
-            turnBack >= 0 && (via === 0 ? cc.edge === turnBack : this.search.firstEdgeTo(entry) === turnBack);
+            (turnBack >= 0 && (via === 0 ? cc.edge === turnBack : this.search.firstEdgeTo(entry) === turnBack)) ||
+            (via > 0 && this.search.lastEdgeTo(entry) === d.edgeReverse[cc.edge]);
           const uTurn = turnsBack ? o.uTurnPenaltyM : 0;
           consider(t, p, c, exitCost + via + cc.offsetM * w[cc.edge]! + uTurn, ROUTE);
         }
@@ -560,6 +573,23 @@ export class TraceMatcher {
     }
     if (any) normalise(cur.score);
     return any;
+  }
+
+  /**
+   * True when the way found by the last search from the end of edge `behind` to the start of edge `ahead` (`viaM`
+   * long) turns round: `ahead` is the reverse of `behind`, or the way starts back along `behind` or ends along the
+   * reverse of `ahead`. Jitter backwards is a position behind on the road in the same direction of travel; both
+   * directions of a two-way road belong to the same way, and the reverse direction passed for jitter made a free
+   * U-turn (a bus turning into a side road was put on the reverse of the road it came by and then on a parallel
+   * street, 20 m from where it drove, on simulated Andorra trips).
+   */
+  private turnsRoundBetween(behind: number, ahead: number, viaM: number): boolean {
+    const d = this.graph.data;
+    if (ahead === d.edgeReverse[behind]) return true;
+    if (viaM === 0) return false;
+    const path = this.search.edgesTo(d.edgeFrom[ahead]!);
+    if (path.length === 0) return false;
+    return path[0] === d.edgeReverse[behind] || path[path.length - 1] === d.edgeReverse[ahead];
   }
 
   /**

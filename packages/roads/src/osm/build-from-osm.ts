@@ -268,41 +268,46 @@ export async function buildGraphFromOsm(file: string, options: OsmBuildOptions =
     }
     const country = override ?? borders.find(lon, lat) ?? countryAt(lon, lat);
     const oneway = wayOneway(tags);
+    const roundabout = isRoundabout(tags);
     const ctx: RoadContext = {
       highway: w.highway,
       urban: isUrban,
       oneway: oneway !== 'both',
-      dualCarriageway: oneway !== 'both' && !isRoundabout(tags) && tags.dual_carriageway !== 'no',
+      dualCarriageway: oneway !== 'both' && !roundabout && tags.dual_carriageway !== 'no',
+      roundabout,
       lanes: wayLanes(tags),
       ref: tags.ref ?? null,
       motorroad: tags.motorroad === 'yes',
     };
-    const fallback = (): SpeedLimit => {
+    // Each direction's limit sees the lanes tagged for it: France's 90 km/h is per direction of travel.
+    const forwardCtx: RoadContext = { ...ctx, directionLanes: wayLanes(tags, 'forward') };
+    const backwardCtx: RoadContext = { ...ctx, directionLanes: wayLanes(tags, 'backward') };
+    const fallback = (road: RoadContext): SpeedLimit => {
       for (const zone of zones) {
         if (zone.kind === 'zone') {
-          const limit = zoneSpeedLimit(zone, ctx);
+          const limit = zoneSpeedLimit(zone, road);
           if (limit) return limit;
         }
       }
-      return defaultSpeedLimit(country, ctx);
+      return defaultSpeedLimit(country, road);
     };
-    const resolve = (value: string | undefined): SpeedLimit => {
+    const resolve = (value: string | undefined, road: RoadContext): SpeedLimit => {
       const parsed = parseMaxspeed(value);
-      if (!parsed || parsed.kind === 'variable') return fallback();
+      if (!parsed || parsed.kind === 'variable') return fallback(road);
       if (parsed.kind === 'speed') return { kmh: parsed.kmh, source: 'explicit' };
       if (parsed.kind === 'none') return { kmh: null, source: 'explicit', unlimited: true };
       if (parsed.kind === 'walk') return { kmh: WALK_KMH, source: 'explicit' };
-      return zoneSpeedLimit(parsed, ctx) ?? fallback();
+      return zoneSpeedLimit(parsed, road) ?? fallback(road);
     };
     return {
       way: raw.way,
       nodes: raw.nodes,
       forward: oneway !== 'backward',
       backward: oneway !== 'forward',
-      forwardLimit: resolve(tags['maxspeed:forward'] ?? tags.maxspeed),
-      backwardLimit: resolve(tags['maxspeed:backward'] ?? tags.maxspeed),
+      forwardLimit: resolve(tags['maxspeed:forward'] ?? tags.maxspeed, forwardCtx),
+      backwardLimit: resolve(tags['maxspeed:backward'] ?? tags.maxspeed, backwardCtx),
       urban: isUrban,
-      roundabout: isRoundabout(tags),
+      roundabout,
       country,
     };
   });

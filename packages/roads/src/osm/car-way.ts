@@ -51,9 +51,12 @@ export function wayOneway(tags: OsmTags): Oneway {
   }
 }
 
-/** Lane count from `lanes`, or null when absent or not a positive number. */
-export function wayLanes(tags: OsmTags): number | null {
-  const lanes = Number.parseInt(tags.lanes ?? '', 10);
+/**
+ * Lane count from `lanes`, or from `lanes:forward` / `lanes:backward` for one direction of the way; null when absent
+ * or not a positive number.
+ */
+export function wayLanes(tags: OsmTags, direction?: 'forward' | 'backward'): number | null {
+  const lanes = Number.parseInt((direction ? tags[`lanes:${direction}`] : tags.lanes) ?? '', 10);
   return Number.isFinite(lanes) && lanes > 0 ? lanes : null;
 }
 

@@ -107,6 +107,11 @@ export class PathSearch {
     return this.costTo(node) === Infinity ? -1 : this.first[node]!;
   }
 
+  /** Last edge of the path to `node` in the last run, or -1 when `node` is a seed or unreached. */
+  lastEdgeTo(node: number): number {
+    return this.costTo(node) === Infinity ? -1 : this.prev[node]!;
+  }
+
   /** Edges from a seed to `node` in the last run (empty when `node` is a seed or unreached). */
   edgesTo(node: number): number[] {
     if (this.costTo(node) === Infinity) return [];

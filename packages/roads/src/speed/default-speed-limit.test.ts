@@ -6,6 +6,7 @@ const road = (highway: string, extra: Partial<RoadContext> = {}): RoadContext =>
   urban: false,
   oneway: false,
   dualCarriageway: false,
+  roundabout: false,
   lanes: null,
   ref: null,
   motorroad: false,
@@ -37,6 +38,70 @@ describe('defaultSpeedLimit', () => {
     // every road of Monaco, living streets included.
     expect(defaultSpeedLimit('FR', road('motorway_link', { oneway: true })).kmh).toBe(130);
     expect(defaultSpeedLimit('MC', road('living_street', { urban: true })).kmh).toBe(50);
+  });
+
+  it('gives French rural roads with two or more lanes in the direction of travel 90 km/h, per direction', () => {
+    // OSM wiki revision 2607051, "rural road with 2 or more lanes in each direction": 90 (Code de la route R413-2).
+    expect(defaultSpeedLimit('FR', road('secondary', { lanes: 4 })).kmh).toBe(90);
+    expect(defaultSpeedLimit('FR', road('secondary', { lanes: 2 })).kmh).toBe(80);
+    expect(defaultSpeedLimit('FR', road('secondary', { lanes: 3 })).kmh).toBe(80);
+    // A three-lane road with a climbing lane: 90 up the two lanes, 80 down the single one.
+    expect(defaultSpeedLimit('FR', road('primary', { lanes: 3, directionLanes: 2 })).kmh).toBe(90);
+    expect(defaultSpeedLimit('FR', road('primary', { lanes: 3, directionLanes: 1 })).kmh).toBe(80);
+    // A one-way road that is not a dual carriageway (a one-way secondary road, or tagged dual_carriageway=no).
+    expect(defaultSpeedLimit('FR', road('secondary', { oneway: true, lanes: 2 })).kmh).toBe(90);
+    expect(defaultSpeedLimit('FR', road('primary', { oneway: true, lanes: 1 })).kmh).toBe(80);
+    // Dual carriageways keep 110 whatever their lanes; towns keep 50; untagged lanes keep 80.
+    expect(defaultSpeedLimit('FR', road('trunk', { oneway: true, dualCarriageway: true, lanes: 2 })).kmh).toBe(110);
+    expect(defaultSpeedLimit('FR', road('primary', { lanes: 4, urban: true })).kmh).toBe(50);
+    expect(defaultSpeedLimit('FR', road('primary')).kmh).toBe(80);
+  });
+
+  it('never gives a roundabout a motorway, dual-carriageway or multi-lane default', () => {
+    // A ring tagged motorway_link where slip roads meet local roads is a junction, not part of the motorway.
+    expect(defaultSpeedLimit('FR', road('motorway_link', { oneway: true, roundabout: true })).kmh).toBe(80);
+    expect(defaultSpeedLimit('FR', road('motorway_link', { oneway: true, roundabout: true, urban: true })).kmh).toBe(
+      50,
+    );
+    expect(defaultSpeedLimit('FR', road('motorway', { oneway: true, roundabout: true })).kmh).toBe(80);
+    expect(defaultSpeedLimit('FR', road('primary', { oneway: true, roundabout: true, lanes: 2 })).kmh).toBe(80);
+    expect(defaultSpeedLimit('DE', road('motorway_link', { oneway: true, roundabout: true, lanes: 2 }))).toEqual({
+      kmh: 100,
+      source: 'default',
+    });
+    // The slip roads themselves stay motorway (above), and a zone tag saying motorway still means it.
+    expect(
+      zoneSpeedLimit({ country: 'FR', zone: 'motorway' }, road('motorway_link', { oneway: true, roundabout: true }))
+        ?.kmh,
+    ).toBe(130);
+  });
+
+  it('applies the lane conditions the wiki gives for Germany, Belgium and Poland', () => {
+    // Germany: no general limit outside towns with two or more lanes each way (StVO § 3 (3) 2c).
+    expect(defaultSpeedLimit('DE', road('primary', { lanes: 4 })).unlimited).toBe(true);
+    expect(defaultSpeedLimit('DE', road('primary', { lanes: 2 })).kmh).toBe(100);
+    // Belgium 120 and Poland 100 need two lanes in each direction of the dual carriageway.
+    const dual = (lanes: number | null) => road('trunk', { oneway: true, dualCarriageway: true, lanes });
+    expect(defaultSpeedLimit('BE', dual(2)).kmh).toBe(120);
+    expect(defaultSpeedLimit('BE', dual(1)).kmh).toBe(90);
+    expect(defaultSpeedLimit('BE', dual(null)).kmh).toBe(90);
+    expect(defaultSpeedLimit('PL', dual(2)).kmh).toBe(100);
+    expect(defaultSpeedLimit('PL', dual(1)).kmh).toBe(90);
+  });
+
+  it('gives Czech and Polish motor roads their town and single-carriageway values, and Spanish travesías 50', () => {
+    // OSM wiki revision 2607051: CZ urban motorroad 80, rural motorroad with single carriageway 90, else 110;
+    // PL motorroad with single carriageway 100, with dual carriageway 120; ES "travesía" ({urban} and ref) 50.
+    const motorroad = (extra: Partial<RoadContext>) => road('trunk', { motorroad: true, ...extra });
+    expect(defaultSpeedLimit('CZ', motorroad({ oneway: true, dualCarriageway: true })).kmh).toBe(110);
+    expect(defaultSpeedLimit('CZ', motorroad({})).kmh).toBe(90);
+    expect(defaultSpeedLimit('CZ', motorroad({ urban: true, oneway: true, dualCarriageway: true })).kmh).toBe(80);
+    expect(defaultSpeedLimit('PL', motorroad({ oneway: true, dualCarriageway: true })).kmh).toBe(120);
+    expect(defaultSpeedLimit('PL', motorroad({})).kmh).toBe(100);
+    expect(defaultSpeedLimit('AT', motorroad({})).kmh).toBe(100);
+    expect(defaultSpeedLimit('ES', road('primary', { urban: true, ref: 'N-340' })).kmh).toBe(50);
+    expect(defaultSpeedLimit('ES', road('residential', { urban: true })).kmh).toBe(30);
+    expect(defaultSpeedLimit('FR', road('primary', { urban: true, ref: 'D 6007' })).kmh).toBe(50);
   });
 
   it('marks German motorways as unlimited and living streets as walking pace', () => {

@@ -15,8 +15,19 @@ export interface RoadContext {
    * central" (Code de la route R413-2), not to the ring of a roundabout on a rural primary road.
    */
   dualCarriageway: boolean;
+  /**
+   * A roundabout or other circular junction (`junction=roundabout|circular`). It is a junction, not a stretch of
+   * road: it never gets a motorway, dual-carriageway or multi-lane default, whatever its class (a ring tagged
+   * `motorway_link` where slip roads meet local roads got France's 130 km/h).
+   */
+  roundabout: boolean;
   /** Total lanes as tagged (both directions unless `oneway`). */
   lanes: number | null;
+  /**
+   * Lanes in the direction of travel the limit is for, when tagged for it (`lanes:forward`, `lanes:backward`).
+   * Otherwise `lanes` is taken for a one-way road and half of it for a two-way road.
+   */
+  directionLanes?: number | null;
   ref: string | null;
   motorroad: boolean;
 }
@@ -29,8 +40,9 @@ function toKmh(value: number | 'none' | 'walk', table: CountrySpeedDefaults, sou
   return { kmh: table.unit === 'mph' ? value * MPH_TO_KMH : value, source };
 }
 
-/** Lanes in each direction, when the tagging says. */
+/** Lanes in the direction of travel, when the tagging says. */
 function lanesPerDirection(ctx: RoadContext): number | null {
+  if (ctx.directionLanes !== undefined && ctx.directionLanes !== null) return ctx.directionLanes;
   if (ctx.lanes === null) return null;
   return ctx.oneway ? ctx.lanes : ctx.lanes / 2;
 }
@@ -39,22 +51,39 @@ function lanesPerDirection(ctx: RoadContext): number | null {
 function pickDefault(table: CountrySpeedDefaults, ctx: RoadContext): number | 'none' | 'walk' {
   const { highway } = ctx;
   if (highway === 'living_street') return table.livingStreet ?? table.urban;
-  if (highway === 'motorway' || highway === 'motorway_link') {
+  if ((highway === 'motorway' || highway === 'motorway_link') && !ctx.roundabout) {
     return ctx.urban && table.urbanMotorway !== undefined ? table.urbanMotorway : table.motorway;
   }
-  if (ctx.motorroad && table.motorroad !== undefined) return table.motorroad;
+  if (ctx.motorroad && table.motorroad !== undefined) {
+    if (ctx.urban && table.urbanMotorroad !== undefined) return table.urbanMotorroad;
+    if (!ctx.urban && !ctx.dualCarriageway && table.motorroadSingleCarriageway !== undefined) {
+      return table.motorroadSingleCarriageway;
+    }
+    return table.motorroad;
+  }
   if (ctx.urban) {
     const perDirection = lanesPerDirection(ctx);
-    return table.urbanMultiLane !== undefined && perDirection !== null && perDirection >= 2
-      ? table.urbanMultiLane
-      : table.urban;
+    if (table.urbanMultiLane !== undefined && perDirection !== null && perDirection >= 2) return table.urbanMultiLane;
+    if (table.urbanNumbered !== undefined && ctx.ref) return table.urbanNumbered;
+    return table.urban;
   }
   if (ctx.ref && table.refPrefixes) {
     const ref = ctx.ref.toUpperCase().replace(/\s+/g, '');
     for (const [prefix, limit] of table.refPrefixes) if (ref.startsWith(prefix)) return limit;
   }
+  if (ctx.roundabout) return table.rural;
+  const perDirection = lanesPerDirection(ctx);
   const majorRoad = /^(trunk|primary)(_link)?$/.test(highway);
-  if (majorRoad && ctx.dualCarriageway && table.ruralDualCarriageway !== undefined) return table.ruralDualCarriageway;
+  const minLanes = table.ruralDualCarriagewayMinLanes;
+  if (
+    majorRoad &&
+    ctx.dualCarriageway &&
+    table.ruralDualCarriageway !== undefined &&
+    (minLanes === undefined || (perDirection !== null && perDirection >= minLanes))
+  ) {
+    return table.ruralDualCarriageway;
+  }
+  if (table.ruralMultiLane !== undefined && perDirection !== null && perDirection >= 2) return table.ruralMultiLane;
   return table.rural;
 }
 
@@ -82,14 +111,14 @@ export function zoneSpeedLimit(zone: { country: string; zone: string }, ctx: Roa
     case 'rural':
       return as({ urban: false, highway: ctx.highway.startsWith('motorway') ? 'primary' : ctx.highway });
     case 'motorway':
-      return as({ highway: 'motorway', urban: false });
+      return as({ highway: 'motorway', urban: false, roundabout: false });
     case 'motorroad':
     case 'expressway':
       return as({ motorroad: true, urban: false, highway: 'trunk' });
     case 'trunk':
     case 'dual_carriageway':
     case 'nsl_dual':
-      return as({ urban: false, oneway: true, dualCarriageway: true, highway: 'trunk' });
+      return as({ urban: false, oneway: true, dualCarriageway: true, roundabout: false, highway: 'trunk' });
     case 'nsl_single':
       return toKmh(table.rural, table, 'explicit');
     case 'nsl_restricted':

@@ -135,6 +135,7 @@ export function generateCity(options: CityOptions): RoadGraph {
           urban,
           oneway,
           dualCarriageway: oneway && !roundabout,
+          roundabout,
           lanes: null,
           ref: null,
           motorroad: false,
