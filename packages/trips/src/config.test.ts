@@ -1,6 +1,7 @@
 import { loadConfig } from '@svc/platform';
 import { describe, expect, it } from 'vitest';
 import { tripsConfigSpec } from './config.ts';
+import { databaseOptionsFor } from './service/database-location.ts';
 
 describe('trips configuration', () => {
   it('takes 1 to 64 API workers and rejects anything else naming the variable', () => {
@@ -9,6 +10,21 @@ describe('trips configuration', () => {
     for (const bad of ['0', '65', '1000', '2.5', 'two']) {
       expect(() => loadConfig(tripsConfigSpec, { env: { TRIPS_API_WORKERS: bad } })).toThrow(
         /TRIPS_API_WORKERS must be an integer between 1 and 64/,
+      );
+    }
+  });
+
+  it('keeps 10 PostgreSQL connections per environment unless TRIPS_DATABASE_POOL_SIZE gives 1 to 500', () => {
+    const cfg = (env: Record<string, string>) => loadConfig(tripsConfigSpec, { env });
+    expect(cfg({}).databasePoolSize).toBe(10);
+    const url = 'postgres://app@db.internal:5432/trips';
+    const big = cfg({ TRIPS_DATABASE_POOL_SIZE: '40', TRIPS_DATABASE_URL: url });
+    expect(big.databasePoolSize).toBe(40);
+    expect(databaseOptionsFor(big, 'production')).toMatchObject({ url, poolSize: 40 });
+    expect(databaseOptionsFor(big, 'sandbox')).toMatchObject({ url, pgSchema: 'trips_sandbox', poolSize: 40 });
+    for (const bad of ['0', '501', '2.5', 'ten']) {
+      expect(() => cfg({ TRIPS_DATABASE_POOL_SIZE: bad })).toThrow(
+        /TRIPS_DATABASE_POOL_SIZE must be an integer between 1 and 500/,
       );
     }
   });

@@ -15,7 +15,7 @@ export { databaseOptionsFor };
 
 /** Opens (and migrates) one environment's database. */
 export async function openEnvironmentDatabase(
-  config: Pick<TripsConfig, 'databaseUrl' | 'sandboxDatabaseUrl' | 'dataDir'>,
+  config: Pick<TripsConfig, 'databaseUrl' | 'sandboxDatabaseUrl' | 'dataDir'> & { databasePoolSize?: number },
   environment: Environment,
 ): Promise<TripsDatabase> {
   const { description: _d, ...options } = databaseOptionsFor(config, environment);
