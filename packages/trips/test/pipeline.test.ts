@@ -11,6 +11,7 @@ import { removeScoredTrip } from '../src/store/scored-trips.ts';
 import { LIST_COLUMNS, type TripItem, type TripListRow, tripItem, tripItemJson } from '../src/store/trip-item.ts';
 import { listTrips, type TripListPage, walkTimeOrder } from '../src/store/trip-list.ts';
 import { createVehicle } from '../src/store/vehicles.ts';
+import { ThreadTaskError } from '../src/threads/thread-pool.ts';
 import { fakeScorer } from './fixtures/fake-scorer.ts';
 import { gpsTrip } from './fixtures/telemetry.ts';
 import { quietLogger } from './fixtures/world.ts';
@@ -118,6 +119,31 @@ describe.each(testDialects())('scoring pipeline on $label', (dialect) => {
       // The model's verdict on the data is normal operation: logged with its reason, not as a warning.
       expect(log.lines.filter((l) => l.tripId === tripId)).toEqual([
         expect.objectContaining({ level: 'info', msg: 'trip not scorable', reason: 'trip too short to score' }),
+      ]);
+    });
+
+    it("logs the engine's refusal as it arrives from a scoring thread as information, and keeps the trip failed", async () => {
+      const { tripId } = await acceptUpload(
+        database.db,
+        sender,
+        'thread-refusal-01',
+        gpsTrip({ startMs: now + 7_200_000, vehicle: 'OK-2' }),
+        now,
+      );
+      const reason = 'the trip is 0.19 km and 24 s moving; a scorable trip needs 1 km and 120 s moving';
+      // What the pool rebuilds from a scoring thread: the engine's TripNotScorableError by name and code only.
+      const threaded = {
+        modelVersion: 'fake-1',
+        score: async () => {
+          throw new ThreadTaskError('TripNotScorableError', reason, 'too_short');
+        },
+        close: async () => {},
+      };
+      const log = logLines();
+      await new ScoringWorker({ db: database, scorer: threaded, logger: log.logger, clock }).drain();
+      expect(await status(tripId)).toMatchObject({ status: 'failed', attempts: 1, last_error: reason });
+      expect(log.lines.filter((l) => l.tripId === tripId)).toEqual([
+        expect.objectContaining({ level: 'info', msg: 'trip not scorable', reason }),
       ]);
     });
 

@@ -326,7 +326,8 @@ export class ScoringWorker {
           return failed;
         });
         const line = { tripId, attempts, status, reason };
-        const verdict = err instanceof Error && err.name === 'UnscorableTripError';
+        // The engine's own refusal (TripNotScorableError, also as rebuilt from a scoring thread, by its name).
+        const verdict = isPermanentScoringError(err) && !unreadable;
         if (status === null)
           this.#log.info(line, 'scoring failed, but the job was queued again or taken over meanwhile');
         // The model's verdict on the data (a car moved across a car park, an upload without GPS) is an outcome
@@ -335,7 +336,7 @@ export class ScoringWorker {
         else if (status === 'failed' && verdict) this.#log.info(line, 'trip not scorable');
         else if (status === 'failed') this.#log.warn(line, 'trip could not be scored');
         else this.#log.info(line, 'scoring failed; will retry');
-        if (!permanent && !verdict) {
+        if (!permanent) {
           this.#log.debug({ err }, 'scoring error detail');
         }
       } catch (recordErr) {
