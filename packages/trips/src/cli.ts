@@ -713,6 +713,28 @@ async function scoreImported(
       );
     } else process.stdout.write(`  missing ${where}: the upload is no longer stored\n`);
   });
+  // A trip driven somewhere the road graph does not cover (the synthetic city of a first start, a real trace
+  // from elsewhere) is scored without its roads: no speed limits, road classes or junctions. Worth saying
+  // once, with how to score such trips against their own region.
+  const scoredIds = outcomes.filter((o) => o.status === 'scored').map((o) => o.tripId);
+  const offGraph =
+    scoredIds.length === 0
+      ? 0
+      : Number(
+          (
+            await db.db
+              .selectFrom('trips')
+              .select((eb) => eb.fn.countAll<number>().as('n'))
+              .where('trip_id', 'in', scoredIds)
+              .where('matched_share', '=', 0)
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+  if (offGraph > 0) {
+    process.stdout.write(
+      `note: ${offGraph} of ${scoredIds.length} scored trip${scoredIds.length === 1 ? '' : 's'} did not touch the ${graph.description}, so ${offGraph === 1 ? 'it was' : 'they were'} scored without map matching (no speed limits, road classes or junctions); to score ${offGraph === 1 ? 'it' : 'them'} against ${offGraph === 1 ? 'its' : 'their'} roads, set TRIPS_OSM_FILE to an OpenStreetMap extract of the region (or TRIPS_ROAD_GRAPH to a graph from \`npx trips roads build\`) and run \`npx trips rescore --all\`\n`,
+    );
+  }
   return unscored;
 }
 

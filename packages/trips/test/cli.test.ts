@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { generateCity } from '@svc/roads';
+import { planTrips, createFleet as simulatedFleet, simulateFleetTrips } from '@svc/simulator';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildApiApp } from '../src/api/build-api-app.ts';
 import { acceptUpload } from '../src/ingest/accept-upload.ts';
@@ -277,6 +279,34 @@ describe('admin CLI (npx trips)', () => {
       await database.close();
     }
   }, 180_000);
+
+  it('import says when a scored trip lies outside the road graph, and how to score it against its own roads', async () => {
+    await trips('fleets', 'create', '--name', 'Far fleet', '--id', 'fleet_far');
+    await trips('vehicles', 'create', '--fleet', 'fleet_far', '--plate', 'FAR-1');
+    // A drive simulated on the synthetic city a first start scores against (seed 7), matched to its streets...
+    const graph = generateCity({ seed: 7 });
+    const fleet = simulatedFleet({ seed: 'cli-far', graph, vehicles: 1 });
+    const plans = planTrips({ fleet, graph, days: 3, startDate: '2026-10-01' });
+    const [simulated] = simulateFleetTrips({ fleet, graph, plans: plans.slice(0, 1), imuHz: 0 });
+    const city = path.join(dataDir, 'city.ndjson');
+    writeFileSync(city, simulated!.batch.samples.map((x) => JSON.stringify(x)).join('\n'));
+    const inCity = (await trips('import', city, '--fleet', 'fleet_far', '--vehicle', 'FAR-1')).stdout;
+    // (the simulated day holds stops, so it is stored as several drives)
+    const drives = Number(/scoring: (\d+) scored, 0 failed/.exec(inCity)?.[1]);
+    expect(drives).toBeGreaterThan(0);
+    expect(inCity).not.toContain('without map matching');
+    // ...and 3.3 km across Santiago de Chile, where that city has no road.
+    const far = gpsTrip({ startMs: Date.UTC(2026, 10, 5, 12), points: 300, speedKmh: 40, origin: [-70.65, -33.45] });
+    const file = path.join(dataDir, 'far.ndjson');
+    writeFileSync(file, far.samples.map((x) => JSON.stringify(x)).join('\n'));
+    const out = (await trips('import', city, file, '--fleet', 'fleet_far', '--vehicle', 'FAR-1')).stdout;
+    expect(out).toContain(`city.ndjson: 0 imported, ${drives} duplicate${drives === 1 ? '' : 's'}, 0 rejected`);
+    expect(out).toContain('scoring: 1 scored, 0 failed');
+    expect(out).toContain(
+      'note: 1 of 1 scored trip did not touch the synthetic city (seed 7), so it was scored without map matching',
+    );
+    expect(out).toContain('set TRIPS_OSM_FILE to an OpenStreetMap extract of the region');
+  });
 
   it('queue status names the stored trips scored by another model version, until rescore brings them up to date', async () => {
     // The sandbox holds the trip the previous test imported and scored with the current model.
