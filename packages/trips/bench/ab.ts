@@ -3,7 +3,7 @@
 // the other and round after round (the order turns each round), loads each endpoint as the bench does (50
 // connections) and prints, per variant and endpoint, the median and range of the server's CPU per request.
 // On a shared machine req/s moves with the neighbours; CPU per request much less. Figures only.
-// AB_ROUNDS (default 4), AB_DURATION_S (default 8), AB_ONLY=list1,list5000,breakdown, AB_CPU_PROF=<dir>.
+// AB_ROUNDS (default 4), AB_DURATION_S (default 8), AB_ONLY=list1,list5000,breakdown,trip, AB_CPU_PROF=<dir>.
 // BENCH_READ_STORE=postgres: on the PostgreSQL bench store (BENCH_DATABASE_URL or TEST_DATABASE_URL), each
 // variant's server reading it as `api-pg`, and the CPU of PostgreSQL's processes per request printed beside.
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -87,9 +87,11 @@ const endpoints: Array<{ name: string; path: () => string }> = [
   { name: 'list1', path: () => '/v1/trips?limit=100' },
   { name: 'list5000', path: () => '/v1/trips?limit=100&page=5000' },
   { name: 'breakdown', path: () => `/v1/trips/${tripIds[Math.floor(Math.random() * tripIds.length)]}/score-breakdown` },
+  // The single trip, random ids (only when AB_ONLY names it).
+  { name: 'trip', path: () => `/v1/trips/${tripIds[Math.floor(Math.random() * tripIds.length)]}` },
   // A fixed body from a /v1 route: the request stack alone (only in a build that has such a route).
   { name: 'fixed', path: () => '/v1/fixed' },
-].filter((e) => (only ? only.includes(e.name) : e.name !== 'fixed'));
+].filter((e) => (only ? only.includes(e.name) : e.name !== 'fixed' && e.name !== 'trip'));
 
 const results = new Map<string, Array<{ cpu: number; dbCpu: number; rps: number; p99: number }>>();
 const headers = { authorization: `Bearer ${token}` };

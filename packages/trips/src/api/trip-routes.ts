@@ -3,7 +3,7 @@ import { TRIP_ID_PATTERN } from '../ids.ts';
 import { fleetsWithDriver } from '../store/driver-profile.ts';
 import type { TripsDatabase } from '../store/open-trips-database.ts';
 import { listTrips } from '../store/trip-list.ts';
-import { breakdownBody, findBreakdownRow, findRoute, findTrip, themeLabels } from '../store/trip-reads.ts';
+import { breakdownBody, findBreakdownRow, findRoute, findTrip, themeLabelsOf } from '../store/trip-reads.ts';
 import { badRequest, notFound } from './api-error.ts';
 import type { RequestScope } from './auth.ts';
 import { conditional, tripEntityTag } from './conditional.ts';
@@ -81,7 +81,7 @@ export function registerTripRoutes(app: FastifyInstance, { database }: Deps): vo
     parseNoQuery(req.query as Record<string, unknown>);
     const row = await findTrip(db, fleets, tripId);
     if (!row) throw notFound(`trip ${tripId} not found`);
-    const labels = await themeLabels(db);
+    const labels = await themeLabelsOf(db, row.newest_catalogue_id);
     const label = (id: string) => labels.get(id) ?? id;
     // The body is the stored result plus the current label of its weakest theme (labels belong to the
     // newest scoring model's catalogue), and what a driver's erasure or retention may change later without

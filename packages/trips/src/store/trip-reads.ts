@@ -21,22 +21,43 @@ async function catalogue(db: Kysely<TripsSchema>, catalogueId: string): Promise<
   return parsed;
 }
 
-/** One scored trip with every stored field, if it is in one of `fleets`. */
+/**
+ * One scored trip with every stored field, if it is in one of `fleets`, and the id of the newest catalogue (whose
+ * theme labels the trip's resource shows; see themeLabelsOf). One statement compiled once per number of fleets:
+ * building and compiling the Kysely query cost more than running it, and the newest catalogue was a statement of
+ * its own (on PostgreSQL a round trip).
+ */
 export async function findTrip(db: Kysely<TripsSchema>, fleets: readonly string[], tripId: string) {
   if (fleets.length === 0) return undefined;
-  return db
-    .selectFrom('trips')
-    .innerJoin('trip_summaries', 'trip_summaries.trip_id', 'trips.trip_id')
-    .leftJoin('trip_location_deletions', 'trip_location_deletions.trip_id', 'trips.trip_id')
-    .selectAll('trips')
-    .select([
-      'trip_summaries.summary_json',
-      'trip_location_deletions.deleted_at_ms as locations_deleted_at_ms',
-      'trip_location_deletions.reason as locations_deleted_reason',
-    ])
-    .where('trips.trip_id', '=', tripId)
-    .where('trips.fleet_id', 'in', fleets)
-    .executeTakeFirst();
+  const [row] = await runShape(
+    db,
+    `trip-detail:${fleets.length}`,
+    () =>
+      db
+        .selectFrom('trips')
+        .innerJoin('trip_summaries', 'trip_summaries.trip_id', 'trips.trip_id')
+        .leftJoin('trip_location_deletions', 'trip_location_deletions.trip_id', 'trips.trip_id')
+        .selectAll('trips')
+        .select((eb) => [
+          'trip_summaries.summary_json',
+          'trip_location_deletions.deleted_at_ms as locations_deleted_at_ms',
+          'trip_location_deletions.reason as locations_deleted_reason',
+          eb
+            .selectFrom('score_catalogues')
+            .select('catalogue_id')
+            .orderBy('created_at_ms', 'desc')
+            .limit(sql.lit(1))
+            .as('newest_catalogue_id'),
+        ])
+        .where('trips.trip_id', '=', arg(0))
+        .where(
+          'trips.fleet_id',
+          'in',
+          fleets.map((_, i) => arg(1 + i)),
+        ),
+    [tripId, ...fleets],
+  );
+  return row;
 }
 
 /**
@@ -169,9 +190,14 @@ export async function themeLabels(db: Kysely<TripsSchema>): Promise<Map<string, 
     () => db.selectFrom('score_catalogues').select('catalogue_id').orderBy('created_at_ms', 'desc').limit(sql.lit(1)),
     [],
   );
+  return themeLabelsOf(db, row?.catalogue_id ?? null);
+}
+
+/** Labels of the six themes from one catalogue (none for null or an unknown id). */
+export async function themeLabelsOf(db: Kysely<TripsSchema>, catalogueId: string | null): Promise<Map<string, string>> {
   const labels = new Map<string, string>();
-  if (!row) return labels;
-  const cat = await catalogue(db, row.catalogue_id);
+  if (catalogueId === null) return labels;
+  const cat = await catalogue(db, catalogueId);
   for (const t of cat?.themes ?? []) labels.set(t.id, t.label);
   return labels;
 }
