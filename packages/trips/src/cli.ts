@@ -717,19 +717,17 @@ async function scoreImported(
   // from elsewhere) is scored without its roads: no speed limits, road classes or junctions. Worth saying
   // once, with how to score such trips against their own region.
   const scoredIds = outcomes.filter((o) => o.status === 'scored').map((o) => o.tripId);
-  const offGraph =
-    scoredIds.length === 0
-      ? 0
-      : Number(
-          (
-            await db.db
-              .selectFrom('trips')
-              .select((eb) => eb.fn.countAll<number>().as('n'))
-              .where('trip_id', 'in', scoredIds)
-              .where('matched_share', '=', 0)
-              .executeTakeFirstOrThrow()
-          ).n,
-        );
+  let offGraph = 0;
+  // In slices: an import may hold more trips than a statement may have parameters (SQLite: 32,766).
+  for (let i = 0; i < scoredIds.length; i += 500) {
+    const { n } = await db.db
+      .selectFrom('trips')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('trip_id', 'in', scoredIds.slice(i, i + 500))
+      .where('matched_share', '=', 0)
+      .executeTakeFirstOrThrow();
+    offGraph += Number(n);
+  }
   if (offGraph > 0) {
     process.stdout.write(
       `note: ${offGraph} of ${scoredIds.length} scored trip${scoredIds.length === 1 ? '' : 's'} did not touch the ${graph.description}, so ${offGraph === 1 ? 'it was' : 'they were'} scored without map matching (no speed limits, road classes or junctions); to score ${offGraph === 1 ? 'it' : 'them'} against ${offGraph === 1 ? 'its' : 'their'} roads, set TRIPS_OSM_FILE to an OpenStreetMap extract of the region (or TRIPS_ROAD_GRAPH to a graph from \`npx trips roads build\`) and run \`npx trips rescore --all\`\n`,

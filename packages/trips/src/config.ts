@@ -46,13 +46,14 @@ const corsOriginsSchema = z
     return list;
   });
 
+/** A whole number from `min` to `max`, `fallback` when unset; one message for every way of missing it. */
+const integerBetween = (min: number, max: number, fallback: number) => {
+  const error = `must be an integer between ${min} and ${max}`;
+  return z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error }).default(fallback);
+};
+
 /** Every setting of the trip-scoring service (environment variables, or a CONFIG_FILE). */
-const apiWorkersSchema = z.coerce
-  .number({ error: 'must be an integer between 1 and 64' })
-  .int({ error: 'must be an integer between 1 and 64' })
-  .min(1, { error: 'must be an integer between 1 and 64' })
-  .max(64, { error: 'must be an integer between 1 and 64' })
-  .default(1);
+const apiWorkersSchema = integerBetween(1, 64, 1);
 
 export const tripsConfigSpec = {
   ...baseConfigSpec({ prefix: 'TRIPS_', defaultPort: 3000 }),
@@ -130,18 +131,9 @@ export const tripsConfigSpec = {
       doc: 'Days the GPS telemetry and routes of a trip are kept; scores stay. Nodes that score trips delete older location data every hour. Unset: kept for good',
     },
   ),
-  databasePoolSize: env(
-    'TRIPS_DATABASE_POOL_SIZE',
-    z.coerce
-      .number({ error: 'must be an integer between 1 and 500' })
-      .int({ error: 'must be an integer between 1 and 500' })
-      .min(1, { error: 'must be an integer between 1 and 500' })
-      .max(500, { error: 'must be an integer between 1 and 500' })
-      .default(10),
-    {
-      doc: 'PostgreSQL connections each process keeps per environment (its API, ingest and scoring share them); more helps only when the database has CPUs to spare (on one 2-CPU machine with the database, 25 served fewer pages than 10). SQLite: not used',
-    },
-  ),
+  databasePoolSize: env('TRIPS_DATABASE_POOL_SIZE', integerBetween(1, 500, 10), {
+    doc: 'PostgreSQL connections each process keeps per environment (its API, ingest and scoring share them); more helps only when the database has CPUs to spare (on one 2-CPU machine with the database, 25 served fewer pages than 10). SQLite: not used',
+  }),
   corsOrigins: env('TRIPS_CORS_ORIGINS', corsOriginsSchema, {
     doc: 'Browser origins allowed to call the public API (CORS), comma-separated, or *; none when unset',
   }),
