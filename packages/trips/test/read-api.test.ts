@@ -307,6 +307,56 @@ describe.each(testDialects())('read API on $label', (dialect) => {
       }
     });
 
+    it('answers from a cached token only while the store still says what the cache does, on every route', async () => {
+      // The list, the trip and its breakdown take the token from this process's cache and confirm it in
+      // their own read statement (api/auth.ts, confirmScope). Each change below is made by another writer
+      // after the token was cached; the next request must see it, whatever it asked for: data, a trip that is
+      // not there, a bad parameter, or a page past the end.
+      const db = database.db;
+      const alpha = world.fleets[0]!;
+      const tripId = alpha.tripIds[0]!;
+      const paths = [
+        '/v1/trips?limit=100',
+        '/v1/trips?limit=100&page=999',
+        '/v1/trips?limit=10&tier=Good',
+        `/v1/trips?limit=10&vehicle=${alpha.plates[0]}`,
+        `/v1/trips/${tripId}`,
+        `/v1/trips/${tripId}/score-breakdown`,
+        '/v1/trips/trip_doesnotexist0000000000000000',
+        '/v1/trips?limit=7',
+        `/v1/trips/${tripId}?unknown=1`,
+      ];
+      for (const path of paths) {
+        const { secret, token } = await createApiToken(db, { environment: 'sandbox', fleets: [alpha.fleetId] });
+        const headers = { authorization: `Bearer ${secret}` };
+        const first = await app.inject({ url: path, headers });
+        expect(first.statusCode, path).toBeLessThan(500);
+        expect(first.statusCode, path).not.toBe(401);
+
+        // Moved to another fleet: the same request reads that fleet's data or nothing, never alpha's.
+        await db.deleteFrom('api_token_fleets').where('token_id', '=', token.tokenId).execute();
+        await db
+          .insertInto('api_token_fleets')
+          .values({ token_id: token.tokenId, fleet_id: 'fleet_charlie' })
+          .execute();
+        const moved = await app.inject({ url: path, headers });
+        expect(moved.statusCode, path).toBeLessThan(500);
+        expect(moved.body, path).not.toContain(alpha.fleetId);
+        if (path.includes(tripId)) expect(moved.statusCode, path).toBe(path.includes('?') ? 400 : 404);
+
+        // Revoked: 401 on every path, whatever the request would otherwise have been answered with.
+        await db
+          .updateTable('api_tokens')
+          .set({ revoked_at_ms: Date.now() })
+          .where('token_id', '=', token.tokenId)
+          .execute();
+        const revoked = await app.inject({ url: path, headers });
+        expect(revoked.statusCode, path).toBe(401);
+        expect(revoked.json(), path).toEqual({ ok: false, error: 'access token has been revoked' });
+        expect(revoked.headers.etag, path).toBeUndefined();
+      }
+    });
+
     it('rate-limits per token with 429, Retry-After and rate-limit headers', async () => {
       const limited = await buildApiApp({
         environment: 'sandbox',

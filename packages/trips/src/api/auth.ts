@@ -1,8 +1,13 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Environment } from '../environment.ts';
 import { ForbiddenError, UnauthenticatedError } from '../errors.ts';
 import { FLEET_ID_PATTERN } from '../ids.ts';
-import { authenticateApiToken } from '../store/api-tokens.ts';
+import {
+  apiTokensVersion,
+  authenticateApiTokenAt,
+  type CheckedPrincipal,
+  cachedApiToken,
+} from '../store/api-tokens.ts';
 import type { TripsDb } from '../store/open-trips-database.ts';
 import { ApiError, badRequest, notFound } from './api-error.ts';
 
@@ -12,11 +17,26 @@ export interface RequestScope {
   /** Fleets in reach for this request (the token's, narrowed by x-fleet-id). Never empty. */
   fleets: string[];
   rateLimitPerMin: number | null;
+  /** The `api_tokens_version` under which the token was checked. */
+  tokenVersion: number;
+  /**
+   * Whether the token was checked against the store for this request. False for a scope taken from this
+   * process's token cache (routes with `config.optimisticAuth`): nothing read for it may be answered before
+   * confirmScope confirmed it, and an error sent for it is preceded by that check (build-api-app.ts).
+   */
+  verified: boolean;
 }
 
 declare module 'fastify' {
   interface FastifyRequest {
     scope: RequestScope | null;
+  }
+  interface FastifyContextConfig {
+    /**
+     * The route confirms the token in its own read statements (confirmScope): its scope comes from this
+     * process's token cache when it holds the token, without a read of the tokens' version first.
+     */
+    optimisticAuth?: boolean;
   }
 }
 
@@ -27,12 +47,18 @@ const BEARER = /^Bearer[ ]+([^ ]+)[ ]*$/i;
  * 401 missing/malformed/unknown/expired/revoked token; 403 another environment's token, or a non-admin
  * token reaching several fleets without x-fleet-id; 404 an x-fleet-id the token does not reach (the
  * same answer as a fleet that does not exist); 400 a malformed x-fleet-id.
+ *
+ * `optimistic`: when this process has the token cached and, as cached, it gives this request a scope, that
+ * scope is returned unverified, without reading the store; anything else (a token not cached, or one whose
+ * cached state would fail the request) is checked against the store, so every error is worded from the
+ * store's current state.
  */
 export async function resolveScope(
   req: FastifyRequest,
   db: TripsDb,
   environment: Environment,
   nowMs: number,
+  optimistic = false,
 ): Promise<RequestScope> {
   const header = req.headers.authorization;
   if (header === undefined || header === '') {
@@ -40,15 +66,37 @@ export async function resolveScope(
   }
   const match = BEARER.exec(header);
   if (!match) throw new ApiError(401, 'malformed Authorization header: expected "Bearer <access token>"');
-  let principal: Awaited<ReturnType<typeof authenticateApiToken>>;
+  const secret = match[1]!;
+  if (optimistic) {
+    const cached = cachedApiToken(db, environment, secret, nowMs);
+    if (cached) {
+      try {
+        return scopeFor(req, cached, false);
+      } catch {
+        // Worded from the store's current state below.
+      }
+    }
+  }
+  let checked: CheckedPrincipal;
   try {
-    principal = await authenticateApiToken(db, environment, match[1]!, nowMs);
+    checked = await authenticateApiTokenAt(db, environment, secret, nowMs);
   } catch (err) {
     if (err instanceof UnauthenticatedError) throw new ApiError(401, err.message);
     if (err instanceof ForbiddenError) throw new ApiError(403, err.message);
     throw err;
   }
+  return scopeFor(req, checked, true);
+}
 
+/** The scope a checked principal gives this request (x-fleet-id narrows it), or the ApiError it fails with. */
+function scopeFor(req: FastifyRequest, checked: CheckedPrincipal, verified: boolean): RequestScope {
+  const { principal, version } = checked;
+  const base = {
+    tokenId: principal.tokenId,
+    rateLimitPerMin: principal.rateLimitPerMin,
+    tokenVersion: version,
+    verified,
+  };
   const fleetHeader = req.headers['x-fleet-id'];
   // Node's parser joins a repeated header into one value with ", ": a comma is a repeat or a list either way.
   if (Array.isArray(fleetHeader) || fleetHeader?.includes(',')) {
@@ -62,7 +110,7 @@ export async function resolveScope(
       );
     }
     if (!principal.fleets.includes(fleetId)) throw notFound(`fleet ${fleetId} not found`);
-    return { tokenId: principal.tokenId, fleets: [fleetId], rateLimitPerMin: principal.rateLimitPerMin };
+    return { ...base, fleets: [fleetId] };
   }
   if (!principal.admin && principal.fleets.length > 1) {
     throw new ApiError(
@@ -71,5 +119,46 @@ export async function resolveScope(
     );
   }
   if (principal.fleets.length === 0) throw new ApiError(403, 'this token reaches no fleet');
-  return { tokenId: principal.tokenId, fleets: principal.fleets, rateLimitPerMin: principal.rateLimitPerMin };
+  return { ...base, fleets: principal.fleets };
 }
+
+/**
+ * Confirms the request's scope after a read made for it: true when that read may be answered, false when the
+ * scope had to be resolved again (the tokens changed since it was checked), in which case `req.scope` is the
+ * new scope and the caller reads again for it. Throws the ApiError of a token that no longer passes.
+ *
+ * `observedVersion` is the `api_tokens_version` the read itself saw (TOKENS_VERSION_COLUMN in its statement),
+ * when it did: the same as the scope's means the token was as checked in the read's own snapshot. Otherwise
+ * the version is read now. The version only grows (every change to the tokens adds one in its own
+ * transaction), so finding it unchanged after the read means it was unchanged during the read too.
+ */
+export async function confirmScope(
+  req: FastifyRequest,
+  db: TripsDb,
+  environment: Environment,
+  nowMs: number,
+  observedVersion?: number | string | null,
+): Promise<boolean> {
+  const scope = req.scope;
+  if (!scope) throw new Error('request reached a handler without a scope');
+  if (scope.verified) return true;
+  const seen =
+    observedVersion !== undefined && observedVersion !== null ? Number(observedVersion) : await apiTokensVersion(db);
+  if (seen === scope.tokenVersion) {
+    scope.verified = true;
+    return true;
+  }
+  req.scope = null;
+  req.scope = await resolveScope(req, db, environment, nowMs);
+  return false;
+}
+
+/**
+ * confirmScope as the app binds it for its routes (its store, environment and clock), also carrying a changed
+ * rate limit over to the response's headers (build-api-app.ts).
+ */
+export type ConfirmScope = (
+  req: FastifyRequest,
+  reply: FastifyReply,
+  observedVersion?: number | string | null,
+) => Promise<boolean>;

@@ -15,7 +15,7 @@ import type { Environment } from '../environment.ts';
 import { failoverRateLimitStore, rateLimitDegraded } from '../rate-limit/failover-store.ts';
 import type { TripsDatabase } from '../store/open-trips-database.ts';
 import { ApiError } from './api-error.ts';
-import { resolveScope } from './auth.ts';
+import { type ConfirmScope, confirmScope, type RequestScope, resolveScope } from './auth.ts';
 import { registerDriverRoutes } from './driver-routes.ts';
 import { registerFleetRoutes } from './fleet-routes.ts';
 import { openApiText } from './openapi-document.ts';
@@ -63,6 +63,21 @@ export async function buildApiApp(options: ApiAppOptions): Promise<FastifyInstan
     },
   });
   app.decorateRequest('scope', null);
+  // Nothing read for a scope taken from the token cache goes out before the scope was confirmed (see
+  // confirmScope): a route that would answer without confirming is a bug, answered with a 500 instead of the
+  // data. Registered before the compression plugin, so it sees the handler's own payload.
+  app.addHook('onSend', (req, reply, payload, done) => {
+    if (req.scope?.verified === false && reply.statusCode < 400) {
+      req.log.error({ route: req.routeOptions.url }, 'a response for an unconfirmed token scope was withheld');
+      reply.code(500);
+      reply.removeHeader('etag');
+      reply.removeHeader('cache-control');
+      reply.type('application/json; charset=utf-8');
+      done(null, internalErrorBody(req));
+      return;
+    }
+    done(null, payload);
+  });
   // Response compression for clients that ask for it (Accept-Encoding: br, gzip or deflate): a page of 100
   // trips is ~26 KB of JSON and ~4 KB gzipped, a route's GeoJSON often hundreds of KB. Bodies under 1 KB
   // (errors, small pages) go out as they are, and so does everything for a client that does not ask.
@@ -93,8 +108,21 @@ export async function buildApiApp(options: ApiAppOptions): Promise<FastifyInstan
     });
   }
 
-  app.setErrorHandler((err: FastifyError | ApiError | ValueNotStorableError | DatabaseUnavailableError, req, reply) =>
-    sendError(err, req, reply),
+  app.setErrorHandler(
+    async (err: FastifyError | ApiError | ValueNotStorableError | DatabaseUnavailableError, req, reply) => {
+      // An error found for a scope taken from the token cache (a trip not found, a bad parameter, a rate
+      // limit) is answered only once the token is confirmed, and a token that no longer passes gets its own
+      // 401, 403 or 404 instead, as when the token is checked first.
+      if (req.scope?.verified === false) {
+        try {
+          await confirmScope(req, database.db, environment, clock());
+        } catch (authErr) {
+          req.scope = null;
+          return sendError(authErr as ApiError, req, reply);
+        }
+      }
+      return sendError(err, req, reply);
+    },
   );
   app.setNotFoundHandler((req, reply) => sendNotFound(req, reply));
 
@@ -117,7 +145,13 @@ export async function buildApiApp(options: ApiAppOptions): Promise<FastifyInstan
   await app.register(
     async (v1) => {
       v1.addHook('onRequest', async (req) => {
-        req.scope = await resolveScope(req, database.db, environment, clock());
+        req.scope = await resolveScope(
+          req,
+          database.db,
+          environment,
+          clock(),
+          req.routeOptions.config.optimisticAuth === true,
+        );
       });
       await v1.register(rateLimit, {
         global: true,
@@ -144,7 +178,37 @@ export async function buildApiApp(options: ApiAppOptions): Promise<FastifyInstan
             `rate limit exceeded: ${context.max} requests per minute for this token; retry in ${Math.max(1, Math.ceil(context.ttl / 1000))} s`,
           ),
       });
-      registerTripRoutes(v1, { database, clock });
+      const limitOf = (scope: RequestScope) =>
+        scope.rateLimitPerMin ?? options.rateLimit?.perMinute ?? DEFAULT_RATE_LIMIT_PER_MIN;
+      const confirm: ConfirmScope = async (req, reply, observedVersion) => {
+        const before = req.scope;
+        if (await confirmScope(req, database.db, environment, clock(), observedVersion)) return true;
+        // The token changed since it was cached. Its rate limit was applied from the cache: a new limit
+        // counts from this request on, as it would have had the token been read first.
+        const after = req.scope;
+        if (before && after && limitOf(after) !== limitOf(before)) {
+          const remaining = Number(reply.getHeader('x-ratelimit-remaining'));
+          if (Number.isFinite(remaining)) {
+            const used = limitOf(before) - remaining;
+            const max = limitOf(after);
+            const resetS = Number(reply.getHeader('x-ratelimit-reset'));
+            if (used > max) {
+              const retry = Math.max(1, Number.isFinite(resetS) ? resetS : 60);
+              reply.header('retry-after', String(retry));
+              reply.header('x-ratelimit-limit', String(max));
+              reply.header('x-ratelimit-remaining', '0');
+              throw new ApiError(
+                429,
+                `rate limit exceeded: ${max} requests per minute for this token; retry in ${retry} s`,
+              );
+            }
+            reply.header('x-ratelimit-limit', String(max));
+            reply.header('x-ratelimit-remaining', String(max - used));
+          }
+        }
+        return false;
+      };
+      registerTripRoutes(v1, { database, clock, confirm });
       registerVehicleRoutes(v1, { database, clock });
       registerDriverRoutes(v1, { database, clock });
       registerFleetRoutes(v1, { database, clock });
@@ -198,7 +262,12 @@ function sendError(
     return reply.code(code).send({ ok: false, error: err.message || 'bad request' });
   }
   req.log.error({ err }, 'unhandled error');
-  return reply
-    .code(500)
-    .send({ ok: false, error: `internal error; it was logged with request id ${req.id}, quote it when reporting` });
+  return reply.code(500).type('application/json; charset=utf-8').send(internalErrorBody(req));
+}
+
+function internalErrorBody(req: FastifyRequest): string {
+  return JSON.stringify({
+    ok: false,
+    error: `internal error; it was logged with request id ${req.id}, quote it when reporting`,
+  });
 }

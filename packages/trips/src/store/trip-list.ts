@@ -1,5 +1,6 @@
 import { arg, runShape } from '@svc/platform';
 import { type Kysely, type SelectQueryBuilder, SqliteAdapter, sql } from 'kysely';
+import { TOKENS_VERSION_COLUMN } from './api-tokens.ts';
 import type { TripsSchema } from './schema.ts';
 import { dayOf } from './scored-trips.ts';
 import { LIST_COLUMNS, tripItemJson } from './trip-item.ts';
@@ -26,6 +27,11 @@ export interface TripListPage {
   /** How many items the page holds. */
   count: number;
   total: number;
+  /**
+   * The `api_tokens_version` the page's statement saw, when one statement read the page (api/auth.ts,
+   * confirmScope); undefined when the page was read otherwise.
+   */
+  tokenVersion?: number;
 }
 
 /** Items joined, for the ways of reading a page that get them one by one. */
@@ -392,7 +398,7 @@ async function itemsInTimeOrder(
   tiers: string[] | undefined,
   window: { from: number; to: number; limit: number; skip: number; count?: number | undefined },
   expectVersion?: number,
-): Promise<{ itemsJson: Buffer | string; count: number } | null> {
+): Promise<{ itemsJson: Buffer | string; count: number; tokenVersion?: number } | null> {
   const tierList = tiers ?? [];
   const sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
   // When the window's exact trip count is known (a page within one day) and the page lies in its older
@@ -409,7 +415,7 @@ async function itemsInTimeOrder(
   }
   const [row] = await runShape<
     TripsSchema,
-    { items: Buffer | string | null; n: number; legacy: number | null; dv: number | string }
+    { items: Buffer | string | null; n: number; legacy: number | null; dv: number | string; tv: number | string }
   >(
     db,
     // LIMIT is written into the statement: SQLite (3.47 and later) compiles a statement again at every
@@ -419,7 +425,8 @@ async function itemsInTimeOrder(
     () => {
       const page = pageStatement(fleets, tiers, { sqlite, limit, ascending });
       // The data version the statement saw, read in the same statement (see listFromCachedCounts).
-      const dv = sql`(select version from trips_version where id = 1) as dv`;
+      // And the tokens' version (api/auth.ts, confirmScope).
+      const dv = sql`(select version from trips_version where id = 1) as dv, ${TOKENS_VERSION_COLUMN} as tv`;
       const query = sqlite
         ? ascending
           ? sql`select cast(group_concat(v, ',') as blob) as items, count(*) as n, sum(legacy) as legacy, ${dv}
@@ -434,8 +441,11 @@ async function itemsInTimeOrder(
   );
   if (expectVersion !== undefined && (Number(row?.dv) !== expectVersion || Number(row?.legacy ?? 0) > 0)) return null;
   const count = Number(row?.n ?? 0);
-  if (count === 0) return { itemsJson: '', count: 0 };
-  if (Number(row?.legacy ?? 0) === 0) return { itemsJson: row?.items ?? '', count };
+  const tokenVersion = row ? Number(row.tv) : undefined;
+  if (count === 0) return { itemsJson: '', count: 0, ...(tokenVersion === undefined ? {} : { tokenVersion }) };
+  if (Number(row?.legacy ?? 0) === 0) {
+    return { itemsJson: row?.items ?? '', count, ...(tokenVersion === undefined ? {} : { tokenVersion }) };
+  }
 
   // Some row has no stored item: the page row by row, those rows serialised from their columns.
   const rows = await runShape<TripsSchema, { v: string; legacy: number }>(
@@ -623,7 +633,7 @@ async function listByDay(
       skip,
       count: window.count,
     });
-    return { itemsJson: items!.itemsJson, count: items!.count, total };
+    return { ...items!, total };
   }
 
   const tiers = filter.tiers ?? [];

@@ -1,6 +1,7 @@
 import { arg, runShape } from '@svc/platform';
 import { type Kysely, sql } from 'kysely';
 import { breakdownBytes, type Catalogue } from '../scoring/breakdown-codec.ts';
+import { TOKENS_VERSION_COLUMN } from './api-tokens.ts';
 import type { LocationDeletionReason, TripsSchema } from './schema.ts';
 
 /** Catalogues never change once written (their id is a content hash), so they are cached for good. */
@@ -48,6 +49,8 @@ export async function findTrip(db: Kysely<TripsSchema>, fleets: readonly string[
             .orderBy('created_at_ms', 'desc')
             .limit(sql.lit(1))
             .as('newest_catalogue_id'),
+          // The tokens' version in this read's snapshot (api/auth.ts, confirmScope).
+          TOKENS_VERSION_COLUMN.as('token_version'),
         ])
         .where('trips.trip_id', '=', arg(0))
         .where(
@@ -132,6 +135,7 @@ export async function findBreakdownRow(db: Kysely<TripsSchema>, fleets: readonly
             .select('trip_breakdowns.values_json')
             .whereRef('trip_breakdowns.trip_id', '=', 'trips.trip_id')
             .as('values_json'),
+          TOKENS_VERSION_COLUMN.as('token_version'),
         ])
         .where('trips.trip_id', '=', arg(0))
         .where(
