@@ -18,7 +18,10 @@ import { populationRoute } from './helpers/population-route.ts';
  * `uTurnCount` counting only reversals on one road): no overall score moved, themes by up to 0.2; the calm driver's
  * `uTurnCount` went from 1 to 0, `junctionDensity` to 6.42-6.49 per km and one stop sign's roll-through changed
  * as the matched paths changed at a few junctions. Model 1.1.6 (a moving vehicle no longer turns round for free in
- * the matcher): driver 8's `junctionDensity` from 6.49 to 6.41 per km (score 45.7 to 46.3), nothing else.
+ * the matcher): driver 8's `junctionDensity` from 6.49 to 6.41 per km (score 45.7 to 46.3), nothing else. Model 1.1.7
+ * (a road across a moving fix's course costs in the matcher): no overall score moved; driver 5's speeding theme from
+ * 31.3 to 31.2 (`lowLimitZoneSpeeding` 14.86 to 15.28 %), driver 8's `junctionDensity` back to 6.49, and the
+ * road-share, congestion and urban shares of the three drivers by under 0.1 point.
  */
 const { graph, route } = populationRoute();
 const population = driverPopulation({ seed: 11, count: 30, fixed: { nightDriving: 0.3, longStints: 0.3 } });

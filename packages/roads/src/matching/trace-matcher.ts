@@ -68,12 +68,32 @@ const COURSE_MIN_SPEED_MPS = 2;
 
 /**
  * Log-likelihood cost of a road position whose driving direction opposes the fix's course: this many times
- * max(0, -cos) of the angle between them, so a road driven within 90 degrees of the course costs nothing (turns
- * at junctions, cut corners, the road's bends) and one driven exactly against it costs as much as lying 2.45
- * sigma farther off. Positions cannot tell two one-way carriageways 10 m apart when the GPS error is 8 m and
- * correlated over half a minute; the course, precise to a few degrees while moving, can.
+ * max(0, -cos) of the angle between them, on top of the across-course cost below, so a road driven exactly against
+ * the course costs as much as lying 3 sigma farther off. Positions cannot tell two one-way carriageways 10 m apart
+ * when the GPS error is 8 m and correlated over half a minute; the course, precise to a few degrees while moving,
+ * can.
  */
 const AGAINST_COURSE_COST = 3;
+
+/**
+ * Log-likelihood cost of a road position at 90 degrees (or more) to the fix's course, growing in proportion to the
+ * angle: 1.5 / 90 per degree, so 0.17 at 10 degrees (less than lying 0.6 sigma farther off), 0.75 at 45 and 1.5
+ * (1.7 sigma) across the course. A fix passing a cross street, a side road or the far leg of a hairpin lies as close
+ * to that road as to its own; by positions alone the decoder put it there, and the driven road then went to the
+ * wrong road's limit, class and junctions for those seconds (Monaco's fixes on an edge off the route,
+ * `bench/matching-real.ts` in @svc/scoring: 400 of 193,418, 228 with this cost).
+ *
+ * Proportional, without a free band: a tolerance of 20-45 degrees before the cost starts (tried) left the roads that
+ * fork at a small angle to the driven one, and cut the off-route fixes less (279-320 in Monaco at 1.5). Course noise
+ * at the 2 m/s from which the course counts is a few degrees (Doppler velocity error 0.15 m/s: about 5 degrees at
+ * 2 m/s), which costs every candidate about alike. A vehicle turning at a junction is at 45 degrees to both roads
+ * halfway round, and pays the same on either; at the junction node itself every road meeting there is a candidate at
+ * the same point (its bearing taken over the first or last 2 m of the edge), so the one that follows the course is
+ * free. Bends and roundabouts: the bearing is the road's local one, 2 m either side of the position. Weights of 1,
+ * 1.25 and 2 were tried too: 1 and 1.25 left more fixes off the route (267, 259), 2 cut them to 207 but put more of
+ * the first fixes of a trip, pulling away round a roundabout, more than 10 m from the true position (27 against 22).
+ */
+const ACROSS_COURSE_COST = 1.5;
 
 /** The fix's course when it is moving fast enough for the course to mean something, else undefined. */
 function usableCourse(p: TracePoint): number | undefined {
@@ -82,10 +102,16 @@ function usableCourse(p: TracePoint): number | undefined {
     : undefined;
 }
 
-/** The cost of being at a road position of bearing `bearingDeg` with a fix of course `courseDeg`. */
-function againstCourseCost(courseDeg: number | undefined, bearingDeg: number): number {
+/**
+ * The cost of being at a road position of bearing `bearingDeg` with a fix of course `courseDeg`: nothing along the
+ * course, 1.5 across it, 4.5 against it, rising all the way.
+ */
+function courseCost(courseDeg: number | undefined, bearingDeg: number): number {
   if (courseDeg === undefined || !Number.isFinite(bearingDeg)) return 0;
-  return AGAINST_COURSE_COST * Math.max(0, -Math.cos(((courseDeg - bearingDeg) * Math.PI) / 180));
+  const angleDeg = Math.abs(((((courseDeg - bearingDeg) % 360) + 540) % 360) - 180);
+  const across = (ACROSS_COURSE_COST * Math.min(angleDeg, 90)) / 90;
+  const against = AGAINST_COURSE_COST * Math.max(0, -Math.cos((angleDeg * Math.PI) / 180));
+  return across + against;
 }
 
 const ROUTE = 0;
@@ -423,14 +449,14 @@ export class TraceMatcher {
         if (!samePoint) counted++;
         const z = h.distanceM / sigmaM;
         const offsetM = edgeOffsetOfGeometryOffset(graph, edge, h.offsetM);
-        const against = courseDeg === undefined ? 0 : againstCourseCost(courseDeg, this.edgeBearingDeg(edge, offsetM));
+        const course = courseDeg === undefined ? 0 : courseCost(courseDeg, this.edgeBearingDeg(edge, offsetM));
         cands.push({
           edge,
           offsetM,
           lon: h.lon,
           lat: h.lat,
           distanceM: h.distanceM,
-          logEmission: -0.5 * z * z - against,
+          logEmission: -0.5 * z * z - course,
         });
       }
     }
@@ -602,7 +628,7 @@ export class TraceMatcher {
    *
    * The moving fixes of one gap (those with a usable course) are placed in the order they were recorded: none goes
    * behind the moving fix before it, nor past the next decoded fix (nor behind a thinned fix's anchor), and a
-   * position driven against the fix's course costs as in the emission. Snapped one by one to the closest point,
+   * position across or against the fix's course costs as in the emission. Snapped one by one to the closest point,
    * the slow fixes of a turnaround where two one-way carriageways meet went onto the carriageway the vehicle had
    * not reached yet, running backwards along it (false wrong-way driving on simulated Monaco trips).
    */
@@ -680,7 +706,7 @@ export class TraceMatcher {
         if (toM < -1e-6 || fromM > s.endM - s.startM + 1e-6) continue;
         const hit = projectOntoLine(s.coordinates, p.lon, p.lat, this.kx, this.ky, fromM, toM);
         const z = hit.distanceM / sigmaM;
-        const cost = 0.5 * z * z + againstCourseCost(course, hit.bearingDeg);
+        const cost = 0.5 * z * z + courseCost(course, hit.bearingDeg);
         if (cost < bestCost) {
           bestCost = cost;
           best = {
