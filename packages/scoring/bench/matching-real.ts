@@ -14,7 +14,9 @@ import { findTripWindows, sliceTrack } from '../src/track/trip-window.ts';
  * line out and back), 1 Hz GPS, no IMU. Prints per extract: mean distance from each matched fix to the vehicle's
  * true position, fixes matched more than 10 m from the true driving line, fixes on an edge the route does not
  * use, the first fixes of each trip, false wrong-way metres and U-turns counted by the scorer.
- * `npx tsx packages/scoring/bench/matching-real.ts [trips per extract]` (default 60).
+ * `npx tsx packages/scoring/bench/matching-real.ts [trips per extract]` (default 60). `--verbose` lists the trips
+ * with false wrong-way driving, U-turns or fixes on an edge off the route, with the fix indices of those fixes (the
+ * trip's own figures, so a change can be traced to the trips and places it moved).
  */
 const DATA = fileURLToPath(new URL('../../../../shared/data/osm/', import.meta.url));
 const perExtract = Number(process.argv[2] ?? 60);
@@ -163,6 +165,8 @@ function run(name: string, graph: RoadGraph, seed: number): Totals {
     }
     const m = matchTrace(graph, points);
     let firstChecked = 0;
+    const offRouteFixes: number[] = [];
+    let tripFar = 0;
     for (const p of m.points) {
       t.fixes++;
       if (!p.matched) continue;
@@ -177,10 +181,15 @@ function run(name: string, graph: RoadGraph, seed: number): Totals {
           p.snapped![0],
           p.snapped![1],
         ) > 10
-      )
+      ) {
         t.farFromRoute++;
+        tripFar++;
+      }
       const offEdge = !routeEdges.has(p.edge!);
-      if (offEdge) t.offRouteEdge++;
+      if (offEdge) {
+        t.offRouteEdge++;
+        offRouteFixes.push(p.index);
+      }
       if (firstChecked < 5) {
         firstChecked++;
         if (offEdge) t.firstFixesOffRoute++;
@@ -202,13 +211,27 @@ function run(name: string, graph: RoadGraph, seed: number): Totals {
     t.uTurns += uTurns;
     t.trueUTurns += trueUTurns;
     if (uTurns > 0) t.tripsWithUTurns++;
-    if (verbose && (wrongWayM > 0 || uTurns > 0)) {
+    if (verbose && (wrongWayM > 0 || uTurns > 0 || offRouteFixes.length > 0)) {
       console.log(
-        `  ${name} ${plan.id} ${plan.kind}: wrong way ${wrongWayM} m, U-turns ${uTurns} (the route turns back ${trueUTurns} times standing), ${(trip.truth.distanceM / 1000).toFixed(1)} km`,
+        `  ${name} ${plan.id} ${plan.kind}: wrong way ${wrongWayM} m, U-turns ${uTurns} (the route turns back ${trueUTurns} times standing), ${(trip.truth.distanceM / 1000).toFixed(1)} km, ` +
+          `${offRouteFixes.length} fixes on an edge off the route${offRouteFixes.length > 0 ? ` (${runsOf(offRouteFixes)})` : ''}, ${tripFar} more than 10 m from the driven line`,
       );
     }
   }
   return t;
+}
+
+/** Consecutive fix indices as ranges: `12-40, 97`. */
+function runsOf(indices: readonly number[]): string {
+  const runs: string[] = [];
+  let from = indices[0]!;
+  for (let k = 1; k <= indices.length; k++) {
+    if (k < indices.length && indices[k]! === indices[k - 1]! + 1) continue;
+    const to = indices[k - 1]!;
+    runs.push(from === to ? `${from}` : `${from}-${to}`);
+    from = indices[k]!;
+  }
+  return runs.join(', ');
 }
 
 function report(name: string, t: Totals): void {
