@@ -19,7 +19,13 @@ import {
   type TracePoint,
   writeGraph,
 } from '../src/index.ts';
-import { accuracyOf, driveRoute, randomRoutes, type SyntheticTrace } from '../test/support/synthetic-trace.ts';
+import {
+  accuracyOf,
+  driveRoute,
+  randomRoutes,
+  type SyntheticTrace,
+  withDoppler,
+} from '../test/support/synthetic-trace.ts';
 
 const DATA = fileURLToPath(new URL('../../../../shared/data/osm/', import.meta.url));
 const ROUTES = Number(process.env.BENCH_ROUTES ?? 40);
@@ -89,6 +95,15 @@ function workload(graph: RoadGraph, intervalS: number): Workload {
 }
 
 /**
+ * The same routes and positions, each fix also carrying the Doppler speed and course a receiver reports (velocity
+ * error 0.15 m/s per axis, no course below 0.5 m/s), as the scoring engine passes them in production. The positions
+ * are unchanged, so the rows differ from the positions-only ones by the speed and course alone.
+ */
+function withSpeedAndCourse(w: Workload): Workload {
+  return { ...w, traces: w.traces.map((t, i) => withDoppler(t, { sigmaMps: 0.15, seed: 1000 + i })) };
+}
+
+/**
  * Matched fixes per second, best of three rounds, by CPU time of this process (what one core delivers, even when
  * other work shares the machine) and by wall-clock time.
  */
@@ -140,23 +155,31 @@ async function main() {
   );
   const cases = await graphs();
 
-  console.log('\n## Map matching (sigma 10 m GPS noise, 20 s waits at signals, synthetic traces along random routes)');
+  console.log(
+    '\n## Map matching (sigma 10 m GPS noise, 20 s waits at signals, synthetic traces along random routes; "+ speed/course": the same fixes with Doppler speed and course, 0.15 m/s error per axis)',
+  );
   console.log(
     `| graph | sampling | routes | fixes | matched fixes/s (CPU) | matched fixes/s (wall) | route length on right edges | matched path on route | fixes on right edge | mean matchedShare |`,
   );
   console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const { name, graph } of cases) {
     for (const intervalS of [1, 30]) {
-      const w = workload(graph, intervalS);
-      const rate = throughput(
-        graph,
-        w.traces.map((t) => t.points),
-        w.points,
-      );
-      const a = accuracy(graph, w);
-      console.log(
-        `| ${name} | ${intervalS === 1 ? '1 Hz' : '1 fix / 30 s'} | ${w.routes.length} | ${w.points} | ${Math.round(rate.cpu).toLocaleString('en-US')} | ${Math.round(rate.wall).toLocaleString('en-US')} | ${pct(a.recall)} | ${pct(a.precision)} | ${pct(a.points)} | ${a.share.toFixed(3)} |`,
-      );
+      const positions = workload(graph, intervalS);
+      const sampling = intervalS === 1 ? '1 Hz' : '1 fix / 30 s';
+      for (const [label, w] of [
+        [sampling, positions],
+        [`${sampling} + speed/course`, withSpeedAndCourse(positions)],
+      ] as const) {
+        const rate = throughput(
+          graph,
+          w.traces.map((t) => t.points),
+          w.points,
+        );
+        const a = accuracy(graph, w);
+        console.log(
+          `| ${name} | ${label} | ${w.routes.length} | ${w.points} | ${Math.round(rate.cpu).toLocaleString('en-US')} | ${Math.round(rate.wall).toLocaleString('en-US')} | ${pct(a.recall)} | ${pct(a.precision)} | ${pct(a.points)} | ${a.share.toFixed(3)} |`,
+        );
+      }
     }
   }
   console.log(

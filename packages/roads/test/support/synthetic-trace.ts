@@ -40,6 +40,8 @@ export interface SyntheticTrace {
   points: TracePoint[];
   /** The edge the vehicle was really on at each fix. */
   truthEdges: number[];
+  /** The vehicle's true velocity at each fix, east and north, m/s (0, 0 while it waits and at the last fix). */
+  truthVelocityMps: [number, number][];
 }
 
 /**
@@ -51,16 +53,18 @@ export function driveRoute(graph: RoadGraph, r: RouteResult, options: DriveOptio
   const { kx, ky } = { kx: 111_320 * Math.cos((r.coordinates[0]![1] * Math.PI) / 180), ky: 110_574 };
   const points: TracePoint[] = [];
   const truthEdges: number[] = [];
+  const truthVelocityMps: [number, number][] = [];
   const t0 = options.startTimeMs ?? Date.UTC(2024, 0, 1, 8);
   let clockS = 0;
   let nextSampleS = 0;
-  const emit = (edge: number, position: LonLat) => {
+  const emit = (edge: number, position: LonLat, velocityMps: [number, number] = [0, 0]) => {
     points.push({
       lon: position[0] + (gaussian(random) * options.noiseM) / kx,
       lat: position[1] + (gaussian(random) * options.noiseM) / ky,
       timeMs: t0 + Math.round(nextSampleS * 1000),
     });
     truthEdges.push(edge);
+    truthVelocityMps.push(velocityMps);
     nextSampleS += options.intervalS;
   };
   r.segments.forEach((segment, k) => {
@@ -71,9 +75,13 @@ export function driveRoute(graph: RoadGraph, r: RouteResult, options: DriveOptio
       const b = line[i]!;
       const lengthM = Math.hypot((b[0] - a[0]) * kx, (b[1] - a[1]) * ky);
       const durationS = lengthM / speedMps;
+      const velocity: [number, number] =
+        lengthM > 0
+          ? [(((b[0] - a[0]) * kx) / lengthM) * speedMps, (((b[1] - a[1]) * ky) / lengthM) * speedMps]
+          : [0, 0];
       while (nextSampleS <= clockS + durationS) {
         const f = durationS > 0 ? (nextSampleS - clockS) / durationS : 0;
-        emit(segment.edge, [a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f]);
+        emit(segment.edge, [a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f], velocity);
       }
       clockS += durationS;
     }
@@ -90,7 +98,39 @@ export function driveRoute(graph: RoadGraph, r: RouteResult, options: DriveOptio
     nextSampleS = clockS;
     emit(last.edge, last.coordinates[last.coordinates.length - 1]!);
   }
-  return { points, truthEdges };
+  return { points, truthEdges, truthVelocityMps };
+}
+
+export interface DopplerOptions {
+  /** Standard deviation of the receiver's velocity error on each axis, m/s (about 0.15 for phone GNSS). */
+  sigmaMps: number;
+  seed: number;
+  /** Below this reported speed the course is left out, as receivers do (default 0.5 m/s). */
+  minCourseMps?: number;
+}
+
+/**
+ * The same trace with each fix's Doppler speed and course, as a GNSS receiver reports them: the true velocity plus
+ * independent Gaussian noise on each axis, so the course error grows as the speed falls (about 4 degrees at 2 m/s,
+ * 1 at 10) and a vehicle standing still reports a small speed (0.19 m/s on average at 0.15 m/s per axis) and no
+ * course. Its own random stream: the positions stay those of the trace given.
+ */
+export function withDoppler(trace: SyntheticTrace, options: DopplerOptions): SyntheticTrace {
+  const random = seededRandom(options.seed);
+  const minCourseMps = options.minCourseMps ?? 0.5;
+  const points = trace.points.map((p, i) => {
+    const [east, north] = trace.truthVelocityMps[i]!;
+    const ve = east + gaussian(random) * options.sigmaMps;
+    const vn = north + gaussian(random) * options.sigmaMps;
+    const speedMps = Math.round(Math.hypot(ve, vn) * 100) / 100;
+    const point: TracePoint = { ...p, speedMps };
+    if (speedMps >= minCourseMps) {
+      const courseDeg = Math.round((((Math.atan2(ve, vn) * 180) / Math.PI + 360) % 360) * 10) / 10;
+      point.courseDeg = courseDeg >= 360 ? 0 : courseDeg;
+    }
+    return point;
+  });
+  return { ...trace, points };
 }
 
 /** Random routes between graph nodes, fastest by time, with lengths in [minM, maxM]. */
