@@ -78,6 +78,7 @@ export function matchTrace(graph: RoadGraph, points: readonly TracePoint[], opti
   let matchedTraceLengthM = 0;
   let confidenceSum = 0;
   let matchedCount = 0;
+  const { lon, lat } = matcher;
   for (let i = 0; i < n; i++) {
     const r = result[i]!;
     if (r.matched) {
@@ -85,7 +86,7 @@ export function matchTrace(graph: RoadGraph, points: readonly TracePoint[], opti
       matchedCount++;
     }
     if (i === 0) continue;
-    const d = haversineM(points[i - 1]!.lon, points[i - 1]!.lat, points[i]!.lon, points[i]!.lat);
+    const d = haversineM(lon[i - 1]!, lat[i - 1]!, lon[i]!, lat[i]!);
     traceLengthM += d;
     const q = result[i - 1]!;
     if (r.matched && q.matched && r.subTrace === q.subTrace) matchedTraceLengthM += d;

@@ -1,4 +1,5 @@
 import { edgeOffsetOfGeometryOffset, sliceEdge } from '../graph/edge-geometry.ts';
+import { EDGE_REVERSED } from '../graph/graph-data.ts';
 import type { RoadGraph } from '../graph/road-graph.ts';
 import { pathSearchFor } from '../routing/route.ts';
 import { roadsNear } from '../spatial/nearby-roads.ts';
@@ -102,6 +103,11 @@ function usableCourse(p: TracePoint): number | undefined {
     : undefined;
 }
 
+/** A number array's value, or undefined for the NaN that stands for a value the fix does not carry. */
+function given(value: number): number | undefined {
+  return Number.isNaN(value) ? undefined : value;
+}
+
 /**
  * The cost of being at a road position of bearing `bearingDeg` with a fix of course `courseDeg`: nothing along the
  * course, 1.5 across it, 4.5 against it, rising all the way.
@@ -110,6 +116,9 @@ function courseCost(courseDeg: number | undefined, bearingDeg: number): number {
   if (courseDeg === undefined || !Number.isFinite(bearingDeg)) return 0;
   const angleDeg = Math.abs(((((courseDeg - bearingDeg) % 360) + 540) % 360) - 180);
   const across = (ACROSS_COURSE_COST * Math.min(angleDeg, 90)) / 90;
+  // Up to 90 degrees the cosine is positive (90 × pi / 180 rounds to just below pi / 2), so the against term is
+  // exactly 0 and adding it changes no bit: most candidates lie along the course, and this skips their cosine.
+  if (angleDeg <= 90) return across;
   const against = AGAINST_COURSE_COST * Math.max(0, -Math.cos((angleDeg * Math.PI) / 180));
   return across + against;
 }
@@ -146,10 +155,9 @@ export interface Step {
  */
 const THIN_MAX_TURN_DEG = 45;
 
-/** True when a fix's course shows the vehicle has turned (or moved off) since a decoded step. */
-function turnedSince(tail: Step, p: TracePoint): boolean {
-  const course = usableCourse(p);
-  if (course === undefined) return false;
+/** True when a fix's usable course (NaN if none) shows the vehicle has turned (or moved off) since a decoded step. */
+function turnedSince(tail: Step, course: number): boolean {
+  if (Number.isNaN(course)) return false;
   if (tail.courseDeg === undefined) return true;
   const turnDeg = Math.abs(((((course - tail.courseDeg) % 360) + 540) % 360) - 180);
   return turnDeg > THIN_MAX_TURN_DEG;
@@ -209,6 +217,21 @@ export class TraceMatcher {
   /** Edge lengths as the matcher weighs them, and the factor over the true length per edge. */
   private readonly weights: Float64Array;
   private readonly roadFactor: Float64Array;
+  /**
+   * The fixes' fields, read once: the decoder reads them many times over, and trace points arrive in several object
+   * shapes (with or without speed, course, accuracy), which made every read a slow lookup. A value a fix does not
+   * carry is NaN (`validateTrace` lets no NaN through).
+   */
+  readonly lon: Float64Array;
+  readonly lat: Float64Array;
+  private readonly timeMs: Float64Array;
+  /** The fix's course where usable (`usableCourse`), else NaN. */
+  private readonly course: Float64Array;
+  private readonly sigmaM: Float64Array;
+  /** 1 where the fix reports a speed over `STOP_SPEED_MPS`. */
+  private readonly moving: Uint8Array;
+  /** The last fix at or before each one without a usable course, or -1. */
+  private readonly lastWithoutCourse: Int32Array;
   private readonly scratch: Transition = {
     prev: undefined as unknown as Step,
     cur: undefined as unknown as Step,
@@ -229,13 +252,34 @@ export class TraceMatcher {
     this.thinnedAfter = new Int32Array(points.length).fill(-1);
     this.stopUntil = new Int32Array(points.length).fill(-1);
     this.reasons = new Array(points.length);
+    const n = points.length;
+    this.lon = new Float64Array(n);
+    this.lat = new Float64Array(n);
+    this.timeMs = new Float64Array(n);
+    this.course = new Float64Array(n);
+    this.sigmaM = new Float64Array(n);
+    this.moving = new Uint8Array(n);
+    this.lastWithoutCourse = new Int32Array(n);
+    let without = -1;
+    for (let i = 0; i < n; i++) {
+      const p = points[i]!;
+      this.lon[i] = p.lon;
+      this.lat[i] = p.lat;
+      this.timeMs[i] = p.timeMs ?? Number.NaN;
+      const course = usableCourse(p);
+      this.course[i] = course ?? Number.NaN;
+      if (course === undefined) without = i;
+      this.lastWithoutCourse[i] = without;
+      this.sigmaM[i] = this.sigmaFor(p);
+      this.moving[i] = p.speedMps !== undefined && p.speedMps > STOP_SPEED_MPS ? 1 : 0;
+    }
     this.search = pathSearchFor(graph);
     this.maxSpeedMps = o.maxSpeedKmh / 3.6;
     ({ weights: this.weights, factor: this.roadFactor } = matchWeights(graph));
   }
 
   run(): Step[][] {
-    const { points, o } = this;
+    const { points, o, lon, lat, timeMs } = this;
     const chains: Step[][] = [];
     let chain: Step[] = [];
     let pending: number[] = [];
@@ -245,10 +289,8 @@ export class TraceMatcher {
       chain = [];
     };
     for (let i = 0; i < points.length; i++) {
-      const p = points[i]!;
       if (previous >= 0) {
-        const q = points[previous]!;
-        if (p.lon === q.lon && p.lat === q.lat) {
+        if (lon[i] === lon[previous] && lat[i] === lat[previous]) {
           this.duplicateOf[i] = this.duplicateOf[previous]! >= 0 ? this.duplicateOf[previous]! : previous;
           continue;
         }
@@ -257,12 +299,13 @@ export class TraceMatcher {
       const tail = chain[chain.length - 1];
       // The last fix is always decoded: it fixes where the path ends.
       if (tail && pending.length === 0 && o.minSpacingSigmas > 0 && i < points.length - 1) {
-        const closeM = Math.hypot((p.lon - tail.lon) * this.kx, (p.lat - tail.lat) * this.ky);
-        const gapS = p.timeMs !== undefined && tail.timeOutMs !== undefined ? (p.timeMs - tail.timeOutMs) / 1000 : 0;
+        const closeM = Math.hypot((lon[i]! - tail.lon) * this.kx, (lat[i]! - tail.lat) * this.ky);
+        const gapS =
+          !Number.isNaN(timeMs[i]!) && tail.timeOutMs !== undefined ? (timeMs[i]! - tail.timeOutMs) / 1000 : 0;
         if (
-          closeM < o.minSpacingSigmas * Math.min(tail.sigmaM, this.sigmaFor(p)) &&
+          closeM < o.minSpacingSigmas * Math.min(tail.sigmaM, this.sigmaM[i]!) &&
           gapS <= o.maxGapS &&
-          !turnedSince(tail, p)
+          !turnedSince(tail, this.course[i]!)
         ) {
           this.thinnedAfter[i] = tail.point;
           continue;
@@ -270,8 +313,16 @@ export class TraceMatcher {
       }
       const stop = pending.length === 0 ? this.stopAt(i) : null;
       const step = stop
-        ? this.candidates(i, stop.lon, stop.lat, stop.sigmaM, p.timeMs, points[stop.last]!.timeMs)
-        : this.candidates(i, p.lon, p.lat, this.sigmaFor(p), p.timeMs, p.timeMs, usableCourse(p));
+        ? this.candidates(i, stop.lon, stop.lat, stop.sigmaM, given(timeMs[i]!), given(timeMs[stop.last]!))
+        : this.candidates(
+            i,
+            lon[i]!,
+            lat[i]!,
+            this.sigmaM[i]!,
+            given(timeMs[i]!),
+            given(timeMs[i]!),
+            given(this.course[i]!),
+          );
       if (!step) {
         this.reasons[i] = 'no-road';
         continue;
@@ -322,19 +373,56 @@ export class TraceMatcher {
    * `COURSE_MIN_SPEED_MPS`): a vehicle can turn round where it stands only if it slowed down or stopped.
    */
   private stoodBetween(from: number, to: number): boolean {
-    for (let k = from + 1; k <= to; k++) if (usableCourse(this.points[k]!) === undefined) return true;
-    return false;
+    return this.lastWithoutCourse[to]! > from;
   }
 
-  /** Compass bearing of an edge's driving direction at an offset, degrees. */
+  /**
+   * Compass bearing of an edge's driving direction at an offset, degrees: from the point 2 m behind to the point 2 m
+   * ahead, clamped to the edge. Computes the same two points as `edgePointAt`, with the same arithmetic, without
+   * allocating them: a trace with courses asks for one per candidate of every decoded fix. At the edge's ends (a
+   * candidate at a junction node, where every road meeting there is one) the bearing is cached per graph.
+   */
   private edgeBearingDeg(edge: number, offsetM: number): number {
-    const lengthM = this.graph.data.edgeLengthM[edge]!;
-    const a = this.graph.edgePointAt(edge, Math.max(0, Math.min(offsetM, lengthM) - 2));
-    const b = this.graph.edgePointAt(edge, Math.min(lengthM, Math.max(offsetM, 0) + 2));
-    const dx = (b[0] - a[0]) * this.kx;
-    const dy = (b[1] - a[1]) * this.ky;
-    if (dx === 0 && dy === 0) return Number.NaN;
-    return (Math.atan2(dx, dy) * 180) / Math.PI;
+    const d = this.graph.data;
+    const lengthM = d.edgeLengthM[edge]!;
+    const fromM = Math.max(0, Math.min(offsetM, lengthM) - 2);
+    const toM = Math.min(lengthM, Math.max(offsetM, 0) + 2);
+    const g = d.edgeGeom[edge]!;
+    const first = d.geomStart[g]!;
+    const last = d.geomStart[g + 1]!;
+    const cum = d.shapeCumM;
+    const lon = d.shapeLon;
+    const lat = d.shapeLat;
+    const geometryM = cum[last - 1]!;
+    let alongA = Math.min(Math.max(fromM, 0), geometryM);
+    let alongB = Math.min(Math.max(toM, 0), geometryM);
+    if ((d.edgeFlags[edge]! & EDGE_REVERSED) !== 0) {
+      alongA = geometryM - alongA;
+      alongB = geometryM - alongB;
+    }
+    // The piece of each point, as `edgePointAt` finds it by walking from the first shape point. Cumulative
+    // distances never decrease, so the walk for the farther point can start at the nearer point's piece.
+    const lo = Math.min(alongA, alongB);
+    let s = first;
+    while (s < last - 2 && cum[s + 1]! < lo) s++;
+    let sA = s;
+    let sB = s;
+    if (alongA > alongB) while (sA < last - 2 && cum[sA + 1]! < alongA) sA++;
+    else while (sB < last - 2 && cum[sB + 1]! < alongB) sB++;
+    const a0 = cum[sA]!;
+    const a1 = cum[sA + 1] ?? a0;
+    const tA = a1 > a0 ? (alongA - a0) / (a1 - a0) : 0;
+    const b0 = cum[sB]!;
+    const b1 = cum[sB + 1] ?? b0;
+    const tB = b1 > b0 ? (alongB - b0) / (b1 - b0) : 0;
+    const ax = lon[sA]! + (lon[sA + 1]! - lon[sA]!) * tA;
+    const ay = lat[sA]! + (lat[sA + 1]! - lat[sA]!) * tA;
+    const bx = lon[sB]! + (lon[sB + 1]! - lon[sB]!) * tB;
+    const by = lat[sB]! + (lat[sB + 1]! - lat[sB]!) * tB;
+    const dx = (bx - ax) * this.kx;
+    const dy = (by - ay) * this.ky;
+    const bearingDeg = dx === 0 && dy === 0 ? Number.NaN : (Math.atan2(dx, dy) * 180) / Math.PI;
+    return bearingDeg;
   }
 
   private sigmaFor(p: TracePoint): number {
@@ -357,15 +445,14 @@ export class TraceMatcher {
    * A Doppler speed is precise to a few tenths of a metre per second.
    */
   private stopAt(i: number): { last: number; lon: number; lat: number; sigmaM: number } | null {
-    const { points, o, kx, ky } = this;
+    const { o, kx, ky, lon, lat, timeMs, moving } = this;
+    const count = lon.length;
     if (o.stopMinFixes <= 0) return null;
-    const moving = (q: TracePoint) => q.speedMps !== undefined && q.speedMps > STOP_SPEED_MPS;
-    if (moving(points[i]!)) return null;
-    const sigmaM = this.sigmaFor(points[i]!);
+    if (moving[i] === 1) return null;
+    const sigmaM = this.sigmaM[i]!;
     const radiusM = 2.5 * sigmaM;
     // Quick reject: a vehicle that moved more than the stop's diameter in one fix is not stopping here.
-    const next = points[i + 1];
-    if (!next || Math.hypot((next.lon - points[i]!.lon) * kx, (next.lat - points[i]!.lat) * ky) > 2 * radiusM) {
+    if (i + 1 >= count || Math.hypot((lon[i + 1]! - lon[i]!) * kx, (lat[i + 1]! - lat[i]!) * ky) > 2 * radiusM) {
       return null;
     }
     let sumLon = 0;
@@ -376,27 +463,27 @@ export class TraceMatcher {
     // (triangle inequality), and all fixes are measured again only when it exceeds the radius. Measuring them
     // all at every fix made a long standstill quadratic (two parked hours at 1 Hz took seconds).
     let farthestM = 0;
-    for (let j = i; j < points.length; j++) {
-      const q = points[j]!;
+    for (let j = i; j < count; j++) {
       if (j > i) {
-        const before = points[j - 1]!;
-        if (q.timeMs !== undefined && before.timeMs !== undefined && q.timeMs - before.timeMs > o.maxGapS * 1000) break;
-        if (moving(q)) break;
+        // A fix without a time is NaN, and a comparison with NaN is false: no gap, as before.
+        if (timeMs[j]! - timeMs[j - 1]! > o.maxGapS * 1000) break;
+        if (moving[j] === 1) break;
       }
-      const cLon = (sumLon + q.lon) / (n + 1);
-      const cLat = (sumLat + q.lat) / (n + 1);
+      const qLon = lon[j]!;
+      const qLat = lat[j]!;
+      const cLon = (sumLon + qLon) / (n + 1);
+      const cLat = (sumLat + qLat) / (n + 1);
       if (n > 0) farthestM += Math.hypot((cLon - sumLon / n) * kx, (cLat - sumLat / n) * ky);
-      farthestM = Math.max(farthestM, Math.hypot((q.lon - cLon) * kx, (q.lat - cLat) * ky));
+      farthestM = Math.max(farthestM, Math.hypot((qLon - cLon) * kx, (qLat - cLat) * ky));
       if (farthestM > radiusM) {
         farthestM = 0;
         for (let k = i; k <= j && farthestM <= radiusM; k++) {
-          const r = points[k]!;
-          farthestM = Math.max(farthestM, Math.hypot((r.lon - cLon) * kx, (r.lat - cLat) * ky));
+          farthestM = Math.max(farthestM, Math.hypot((lon[k]! - cLon) * kx, (lat[k]! - cLat) * ky));
         }
         if (farthestM > radiusM) break;
       }
-      sumLon += q.lon;
-      sumLat += q.lat;
+      sumLon += qLon;
+      sumLat += qLat;
       n++;
       last = j;
     }
@@ -406,8 +493,8 @@ export class TraceMatcher {
       let x = 0;
       let y = 0;
       for (let k = from; k < to; k++) {
-        x += points[k]!.lon;
-        y += points[k]!.lat;
+        x += lon[k]!;
+        y += lat[k]!;
       }
       return [x / (to - from), y / (to - from)] as const;
     };
@@ -427,9 +514,8 @@ export class TraceMatcher {
     courseDeg?: number,
   ): Step | null {
     const { graph, o } = this;
-    const p = { lon, lat };
     const radiusM = Math.max(o.radiusM, 4 * sigmaM);
-    const hits = roadsNear(graph, p.lon, p.lat, radiusM, this.kx, this.ky);
+    const hits = roadsNear(graph, lon, lat, radiusM, this.kx, this.ky);
     if (hits.length === 0) return null;
     const cands: Candidate[] = [];
     // Candidates at the same point as the previous hit do not count towards the cap: the roads meeting at one
@@ -444,7 +530,8 @@ export class TraceMatcher {
       if (!samePoint && counted >= o.maxCandidates) break;
       lastLon = h.lon;
       lastLat = h.lat;
-      for (const edge of [graph.data.geomForward[h.geom]!, graph.data.geomBackward[h.geom]!]) {
+      for (let direction = 0; direction < 2; direction++) {
+        const edge = direction === 0 ? graph.data.geomForward[h.geom]! : graph.data.geomBackward[h.geom]!;
         if (edge < 0 || cands.length >= 2 * o.maxCandidates || (!samePoint && counted >= o.maxCandidates)) continue;
         if (!samePoint) counted++;
         const z = h.distanceM / sigmaM;
@@ -692,9 +779,10 @@ export class TraceMatcher {
         // The next decoded fix behind the anchor (jitter while standing) leaves no order to keep.
         if (!Number.isFinite(limitM)) limitM = Number.POSITIVE_INFINITY;
       }
-      const p = points[i]!;
-      const course = usableCourse(p);
-      const sigmaM = this.sigmaFor(p);
+      const pLon = this.lon[i]!;
+      const pLat = this.lat[i]!;
+      const course = given(this.course[i]!);
+      const sigmaM = this.sigmaM[i]!;
       let best: { edge: number; offsetM: number; lon: number; lat: number; distanceM: number; u: number } | null = null;
       let bestCost = Number.POSITIVE_INFINITY;
       // Only a moving fix is held to the order: the fixes of a vehicle standing at a signal jitter back and forth,
@@ -704,7 +792,7 @@ export class TraceMatcher {
         const fromM = ordered ? cursorM - baseM : Number.NEGATIVE_INFINITY;
         const toM = ordered ? limitM - baseM : Number.POSITIVE_INFINITY;
         if (toM < -1e-6 || fromM > s.endM - s.startM + 1e-6) continue;
-        const hit = projectOntoLine(s.coordinates, p.lon, p.lat, this.kx, this.ky, fromM, toM);
+        const hit = projectOntoLine(s.coordinates, pLon, pLat, this.kx, this.ky, fromM, toM);
         const z = hit.distanceM / sigmaM;
         const cost = 0.5 * z * z + courseCost(course, hit.bearingDeg);
         if (cost < bestCost) {
@@ -723,7 +811,7 @@ export class TraceMatcher {
         if (ordered) cursorM = Math.max(cursorM, best.u);
       } else {
         const line = graph.edgeCoordinates(before.edge);
-        const hit = projectOntoLine(line, p.lon, p.lat, this.kx, this.ky);
+        const hit = projectOntoLine(line, pLon, pLat, this.kx, this.ky);
         best = { edge: before.edge, offsetM: hit.alongM, lon: hit.lon, lat: hit.lat, distanceM: hit.distanceM, u: 0 };
       }
       const confidence = out[a]?.confidence ?? 0;
