@@ -10,7 +10,7 @@ import {
   type SubTrace,
   unmatchedPoint,
 } from './match-result.ts';
-import { backtrack, columnConfidence, TraceMatcher } from './trace-matcher.ts';
+import { backtrack, columnConfidence, positionOf, TraceMatcher } from './trace-matcher.ts';
 import { validateTrace } from './validate-trace.ts';
 
 /**
@@ -50,7 +50,7 @@ export function matchTrace(graph: RoadGraph, points: readonly TracePoint[], opti
     const chosen = backtrack(chain);
     let confidenceSum = 0;
     chain.forEach((step, k) => {
-      const c = step.cands[chosen[k]!]!;
+      const c = positionOf(step, chosen[k]!);
       const confidence = columnConfidence(step.score, chosen[k]!);
       confidenceSum += confidence;
       result[step.point] = matchedPoint(graph, step.point, c, confidence, subTrace);

@@ -5,16 +5,58 @@ import { pathSearchFor } from '../routing/route.ts';
 import { roadsNear } from '../spatial/nearby-roads.ts';
 import type { LonLat, TracePoint } from '../types.ts';
 import type { ResolvedMatchOptions } from './match-options.ts';
-import { type MatchedPoint, type MatchedSegment, matchedPoint, type UnmatchedReason } from './match-result.ts';
+import {
+  type EdgePosition,
+  type MatchedPoint,
+  type MatchedSegment,
+  matchedPoint,
+  type UnmatchedReason,
+} from './match-result.ts';
 
-interface Candidate {
-  edge: number;
-  offsetM: number;
-  lon: number;
-  lat: number;
-  distanceM: number;
-  logEmission: number;
+/**
+ * Typed-array views carved one after the other out of large buffers: a step's per-candidate arrays without an
+ * object per candidate (each with its numbers boxed) nor a separately allocated buffer per array. A trace with
+ * courses decodes more steps, and the candidates' objects were most of the garbage collector's work. A full buffer
+ * is left to the views into it, never reused.
+ */
+class Slabs {
+  private f64 = new Float64Array(0);
+  private f64Used = 0;
+  private i32 = new Int32Array(0);
+  private i32Used = 0;
+  private u8 = new Uint8Array(0);
+  private u8Used = 0;
+
+  float64(n: number): Float64Array {
+    if (this.f64Used + n > this.f64.length) {
+      this.f64 = new Float64Array(Math.max(SLAB_LENGTH, n));
+      this.f64Used = 0;
+    }
+    this.f64Used += n;
+    return this.f64.subarray(this.f64Used - n, this.f64Used);
+  }
+
+  int32(n: number): Int32Array {
+    if (this.i32Used + n > this.i32.length) {
+      this.i32 = new Int32Array(Math.max(SLAB_LENGTH, n));
+      this.i32Used = 0;
+    }
+    this.i32Used += n;
+    return this.i32.subarray(this.i32Used - n, this.i32Used);
+  }
+
+  uint8(n: number): Uint8Array {
+    if (this.u8Used + n > this.u8.length) {
+      this.u8 = new Uint8Array(Math.max(SLAB_LENGTH, n));
+      this.u8Used = 0;
+    }
+    this.u8Used += n;
+    return this.u8.subarray(this.u8Used - n, this.u8Used);
+  }
 }
+
+/** Elements per slab buffer (views of zeros until handed out). */
+const SLAB_LENGTH = 8192;
 
 /**
  * How much longer a metre of road counts in transitions, by class. Among routes of (nearly) equal length, which
@@ -136,7 +178,14 @@ export interface Step {
   /** Times the vehicle arrived at and left the observed position (equal unless it is a stop). */
   timeInMs: number | undefined;
   timeOutMs: number | undefined;
-  cands: Candidate[];
+  /** The candidates, one entry per candidate in each array: the directed edge, the offset along it, the road
+   * position and its distance from the observation, and the emission log-likelihood. */
+  edge: Int32Array;
+  offsetM: Float64Array;
+  snapLon: Float64Array;
+  snapLat: Float64Array;
+  distanceM: Float64Array;
+  logEmission: Float64Array;
   /** Viterbi log score per candidate, normalised so the best is 0. */
   score: Float64Array;
   back: Int32Array;
@@ -161,6 +210,17 @@ function turnedSince(tail: Step, course: number): boolean {
   if (tail.courseDeg === undefined) return true;
   const turnDeg = Math.abs(((((course - tail.courseDeg) % 360) + 540) % 360) - 180);
   return turnDeg > THIN_MAX_TURN_DEG;
+}
+
+/** Candidate c of a step as a road position (for the result). */
+export function positionOf(step: Step, c: number): EdgePosition {
+  return {
+    edge: step.edge[c]!,
+    offsetM: step.offsetM[c]!,
+    lon: step.snapLon[c]!,
+    lat: step.snapLat[c]!,
+    distanceM: step.distanceM[c]!,
+  };
 }
 
 /** The best final candidate and its predecessors: the decoded candidate index per step. */
@@ -232,6 +292,17 @@ export class TraceMatcher {
   private readonly moving: Uint8Array;
   /** The last fix at or before each one without a usable course, or -1. */
   private readonly lastWithoutCourse: Int32Array;
+  /** Views of the step's per-candidate arrays come from here. */
+  private readonly slabs = new Slabs();
+  /** The candidates of the fix being decoded, before they are copied into views of their exact length. */
+  private readonly found: {
+    edge: Int32Array;
+    offsetM: Float64Array;
+    snapLon: Float64Array;
+    snapLat: Float64Array;
+    distanceM: Float64Array;
+    logEmission: Float64Array;
+  };
   private readonly scratch: Transition = {
     prev: undefined as unknown as Step,
     cur: undefined as unknown as Step,
@@ -273,6 +344,15 @@ export class TraceMatcher {
       this.sigmaM[i] = this.sigmaFor(p);
       this.moving[i] = p.speedMps !== undefined && p.speedMps > STOP_SPEED_MPS ? 1 : 0;
     }
+    const most = 2 * o.maxCandidates;
+    this.found = {
+      edge: new Int32Array(most),
+      offsetM: new Float64Array(most),
+      snapLon: new Float64Array(most),
+      snapLat: new Float64Array(most),
+      distanceM: new Float64Array(most),
+      logEmission: new Float64Array(most),
+    };
     this.search = pathSearchFor(graph);
     this.maxSpeedMps = o.maxSpeedKmh / 3.6;
     ({ weights: this.weights, factor: this.roadFactor } = matchWeights(graph));
@@ -517,7 +597,8 @@ export class TraceMatcher {
     const radiusM = Math.max(o.radiusM, 4 * sigmaM);
     const hits = roadsNear(graph, lon, lat, radiusM, this.kx, this.ky);
     if (hits.length === 0) return null;
-    const cands: Candidate[] = [];
+    const found = this.found;
+    let m = 0;
     // Candidates at the same point as the previous hit do not count towards the cap: the roads meeting at one
     // junction node all touch it there, and counting each of them crowded out a road a few metres further away
     // (a cluster of short junction edges in Monaco dropped the road the vehicle was on for one fix, which killed
@@ -532,38 +613,50 @@ export class TraceMatcher {
       lastLat = h.lat;
       for (let direction = 0; direction < 2; direction++) {
         const edge = direction === 0 ? graph.data.geomForward[h.geom]! : graph.data.geomBackward[h.geom]!;
-        if (edge < 0 || cands.length >= 2 * o.maxCandidates || (!samePoint && counted >= o.maxCandidates)) continue;
+        if (edge < 0 || m >= 2 * o.maxCandidates || (!samePoint && counted >= o.maxCandidates)) continue;
         if (!samePoint) counted++;
         const z = h.distanceM / sigmaM;
         const offsetM = edgeOffsetOfGeometryOffset(graph, edge, h.offsetM);
         const course = courseDeg === undefined ? 0 : courseCost(courseDeg, this.edgeBearingDeg(edge, offsetM));
-        cands.push({
-          edge,
-          offsetM,
-          lon: h.lon,
-          lat: h.lat,
-          distanceM: h.distanceM,
-          logEmission: -0.5 * z * z - course,
-        });
+        found.edge[m] = edge;
+        found.offsetM[m] = offsetM;
+        found.snapLon[m] = h.lon;
+        found.snapLat[m] = h.lat;
+        found.distanceM[m] = h.distanceM;
+        found.logEmission[m] = -0.5 * z * z - course;
+        m++;
       }
     }
-    const m = cands.length;
-    const score = new Float64Array(m);
-    for (let c = 0; c < m; c++) score[c] = cands[c]!.logEmission;
-    normalise(score);
-    return {
+    const slabs = this.slabs;
+    const step: Step = {
       point: i,
       lon,
       lat,
       timeInMs,
       timeOutMs,
-      cands,
-      score,
-      back: new Int32Array(m).fill(-1),
-      kind: new Uint8Array(m),
+      edge: slabs.int32(m),
+      offsetM: slabs.float64(m),
+      snapLon: slabs.float64(m),
+      snapLat: slabs.float64(m),
+      distanceM: slabs.float64(m),
+      logEmission: slabs.float64(m),
+      score: slabs.float64(m),
+      back: slabs.int32(m).fill(-1),
+      kind: slabs.uint8(m),
       sigmaM,
       courseDeg,
     };
+    for (let c = 0; c < m; c++) {
+      step.edge[c] = found.edge[c]!;
+      step.offsetM[c] = found.offsetM[c]!;
+      step.snapLon[c] = found.snapLon[c]!;
+      step.snapLat[c] = found.snapLat[c]!;
+      step.distanceM[c] = found.distanceM[c]!;
+      step.logEmission[c] = found.logEmission[c]!;
+      step.score[c] = found.logEmission[c]!;
+    }
+    normalise(step.score);
+    return step;
   }
 
   /** Fills `cur`'s scores from `prev`; false when no candidate of `cur` is reachable. */
@@ -586,10 +679,12 @@ export class TraceMatcher {
     const invBeta = 1 / o.betaM;
     const weights = this.weights;
     const w = this.roadFactor;
-    const m = cur.cands.length;
-    const best = new Float64Array(m).fill(-Infinity);
-
+    const m = cur.edge.length;
+    const n = prev.edge.length;
     const t: Transition = this.scratch;
+    if (t.best.length < m) t.best = new Float64Array(2 * m);
+    const best = t.best.fill(-Infinity, 0, m);
+
     t.prev = prev;
     t.cur = cur;
     t.best = best;
@@ -599,48 +694,45 @@ export class TraceMatcher {
 
     // Moves along the same edge, stationary jitter and turning around mid-road need no search.
     const exitNodes: number[] = [];
-    for (let p = 0; p < prev.cands.length; p++) {
+    for (let p = 0; p < n; p++) {
       if (prev.score[p] === -Infinity) continue;
-      const pc = prev.cands[p]!;
+      const pEdge = prev.edge[p]!;
+      const pOffsetM = prev.offsetM[p]!;
       for (let c = 0; c < m; c++) {
-        const cc = cur.cands[c]!;
-        if (cc.edge === pc.edge) {
-          if (cc.offsetM >= pc.offsetM) consider(t, p, c, (cc.offsetM - pc.offsetM) * w[pc.edge]!, FORWARD);
-          else if (pc.offsetM - cc.offsetM <= stayM) consider(t, p, c, 0, STAY);
-        } else if (cc.edge === d.edgeReverse[pc.edge]) {
-          const turnAt = d.edgeLengthM[pc.edge]! - pc.offsetM;
-          consider(t, p, c, Math.abs(cc.offsetM - turnAt) + o.uTurnPenaltyM, U_TURN);
+        const cEdge = cur.edge[c]!;
+        const cOffsetM = cur.offsetM[c]!;
+        if (cEdge === pEdge) {
+          if (cOffsetM >= pOffsetM) consider(t, p, c, (cOffsetM - pOffsetM) * w[pEdge]!, FORWARD);
+          else if (pOffsetM - cOffsetM <= stayM) consider(t, p, c, 0, STAY);
+        } else if (cEdge === d.edgeReverse[pEdge]) {
+          const turnAt = d.edgeLengthM[pEdge]! - pOffsetM;
+          consider(t, p, c, Math.abs(cOffsetM - turnAt) + o.uTurnPenaltyM, U_TURN);
         }
       }
-      const exit = d.edgeTo[pc.edge]!;
+      const exit = d.edgeTo[pEdge]!;
       if (!exitNodes.includes(exit)) exitNodes.push(exit);
     }
 
     // Stationary jitter across a junction: the new position lies a few metres BEHIND the old one on the same
     // road (typical on roundabouts and at stop lines). Without this, the only way back is around the block.
     for (let c = 0; c < m; c++) {
-      const cc = cur.cands[c]!;
-      const ahead = d.edgeLengthM[cc.edge]! - cc.offsetM;
+      const cEdge = cur.edge[c]!;
+      const ahead = d.edgeLengthM[cEdge]! - cur.offsetM[c]!;
       if (ahead >= stayM) continue;
       let sameRoad = false;
-      for (const pc of prev.cands)
-        if (pc.edge !== cc.edge && d.edgeWay[pc.edge] === d.edgeWay[cc.edge]) sameRoad = true;
+      for (let p = 0; p < n; p++) {
+        const pEdge = prev.edge[p]!;
+        if (pEdge !== cEdge && d.edgeWay[pEdge] === d.edgeWay[cEdge]) sameRoad = true;
+      }
       if (!sameRoad) continue;
-      this.search.run(
-        [{ node: d.edgeTo[cc.edge]!, cost: 0 }],
-        d.edgeLengthM,
-        stayM - ahead,
-        NO_TARGETS,
-        undefined,
-        true,
-      );
-      for (let p = 0; p < prev.cands.length; p++) {
-        const pc = prev.cands[p]!;
-        if (prev.score[p] === -Infinity || pc.edge === cc.edge || d.edgeWay[pc.edge] !== d.edgeWay[cc.edge]) continue;
-        const via = this.search.costTo(d.edgeFrom[pc.edge]!);
-        if (via === Infinity || ahead + via + pc.offsetM > stayM) continue;
+      this.search.run([{ node: d.edgeTo[cEdge]!, cost: 0 }], d.edgeLengthM, stayM - ahead, NO_TARGETS, undefined, true);
+      for (let p = 0; p < n; p++) {
+        const pEdge = prev.edge[p]!;
+        if (prev.score[p] === -Infinity || pEdge === cEdge || d.edgeWay[pEdge] !== d.edgeWay[cEdge]) continue;
+        const via = this.search.costTo(d.edgeFrom[pEdge]!);
+        if (via === Infinity || ahead + via + prev.offsetM[p]! > stayM) continue;
         // Turning round where it stands needs a vehicle that slowed down; a moving one pays for a U-turn.
-        if (!mayStand && this.turnsRoundBetween(cc.edge, pc.edge, via)) continue;
+        if (!mayStand && this.turnsRoundBetween(cEdge, pEdge, via)) continue;
         consider(t, p, c, 0, STAY);
       }
     }
@@ -648,29 +740,29 @@ export class TraceMatcher {
     // Everything else goes through the graph: one bounded search per distinct exit node.
     for (const exit of exitNodes) {
       let reach = -Infinity;
-      for (let p = 0; p < prev.cands.length; p++) {
-        const pc = prev.cands[p]!;
-        if (prev.score[p] === -Infinity || d.edgeTo[pc.edge] !== exit) continue;
-        reach = Math.max(reach, bound - (d.edgeLengthM[pc.edge]! - pc.offsetM) * w[pc.edge]!);
+      for (let p = 0; p < n; p++) {
+        const pEdge = prev.edge[p]!;
+        if (prev.score[p] === -Infinity || d.edgeTo[pEdge] !== exit) continue;
+        reach = Math.max(reach, bound - (d.edgeLengthM[pEdge]! - prev.offsetM[p]!) * w[pEdge]!);
       }
       if (reach < 0) continue;
       this.search.run([{ node: exit, cost: 0 }], weights, reach, NO_TARGETS, undefined, true);
-      for (let p = 0; p < prev.cands.length; p++) {
-        const pc = prev.cands[p]!;
-        if (prev.score[p] === -Infinity || d.edgeTo[pc.edge] !== exit) continue;
-        const exitCost = (d.edgeLengthM[pc.edge]! - pc.offsetM) * w[pc.edge]!;
-        const turnBack = d.edgeReverse[pc.edge]!;
+      for (let p = 0; p < n; p++) {
+        const pEdge = prev.edge[p]!;
+        if (prev.score[p] === -Infinity || d.edgeTo[pEdge] !== exit) continue;
+        const exitCost = (d.edgeLengthM[pEdge]! - prev.offsetM[p]!) * w[pEdge]!;
+        const turnBack = d.edgeReverse[pEdge]!;
         for (let c = 0; c < m; c++) {
-          const cc = cur.cands[c]!;
-          const entry = d.edgeFrom[cc.edge]!;
+          const cEdge = cur.edge[c]!;
+          const entry = d.edgeFrom[cEdge]!;
           const via = this.search.costTo(entry);
           if (via === Infinity) continue;
           // Driving to the end of the edge and straight back is a U-turn at the junction: rare, so penalised.
           const turnsBack =
-            (turnBack >= 0 && (via === 0 ? cc.edge === turnBack : this.search.firstEdgeTo(entry) === turnBack)) ||
-            (via > 0 && this.search.lastEdgeTo(entry) === d.edgeReverse[cc.edge]);
+            (turnBack >= 0 && (via === 0 ? cEdge === turnBack : this.search.firstEdgeTo(entry) === turnBack)) ||
+            (via > 0 && this.search.lastEdgeTo(entry) === d.edgeReverse[cEdge]);
           const uTurn = turnsBack ? o.uTurnPenaltyM : 0;
-          consider(t, p, c, exitCost + via + cc.offsetM * w[cc.edge]! + uTurn, ROUTE);
+          consider(t, p, c, exitCost + via + cur.offsetM[c]! * w[cEdge]! + uTurn, ROUTE);
         }
       }
     }
@@ -680,7 +772,7 @@ export class TraceMatcher {
       if (best[c] === -Infinity) {
         cur.score[c] = -Infinity;
       } else {
-        cur.score[c] = best[c]! + cur.cands[c]!.logEmission;
+        cur.score[c] = best[c]! + cur.logEmission[c]!;
         any = true;
       }
     }
@@ -753,7 +845,8 @@ export class TraceMatcher {
       while (k + 1 < chain.length && chain[k + 1]!.point <= a) k++;
       if (chain[k]!.point !== a) continue;
       const step = chain[k]!;
-      const before = step.cands[chosen[k]!]!;
+      const beforeEdge = step.edge[chosen[k]!]!;
+      const beforeOffsetM = step.offsetM[chosen[k]!]!;
       const stop = this.stopUntil[a]! >= 0;
       if (gapOf !== a) {
         gapOf = a;
@@ -771,11 +864,10 @@ export class TraceMatcher {
           pieces.push({ s, baseM });
           baseM += s.endM - s.startM;
         }
-        cursorM = stop ? 0 : along(before.edge, before.offsetM, 0);
+        cursorM = stop ? 0 : along(beforeEdge, beforeOffsetM, 0);
         if (!Number.isFinite(cursorM)) cursorM = 0;
         const after = chain[k + 1];
-        const nextCand = after ? after.cands[chosen[k + 1]!]! : null;
-        limitM = nextCand ? along(nextCand.edge, nextCand.offsetM, cursorM) : Number.NaN;
+        limitM = after ? along(after.edge[chosen[k + 1]!]!, after.offsetM[chosen[k + 1]!]!, cursorM) : Number.NaN;
         // The next decoded fix behind the anchor (jitter while standing) leaves no order to keep.
         if (!Number.isFinite(limitM)) limitM = Number.POSITIVE_INFINITY;
       }
@@ -810,9 +902,9 @@ export class TraceMatcher {
       if (best) {
         if (ordered) cursorM = Math.max(cursorM, best.u);
       } else {
-        const line = graph.edgeCoordinates(before.edge);
+        const line = graph.edgeCoordinates(beforeEdge);
         const hit = projectOntoLine(line, pLon, pLat, this.kx, this.ky);
-        best = { edge: before.edge, offsetM: hit.alongM, lon: hit.lon, lat: hit.lat, distanceM: hit.distanceM, u: 0 };
+        best = { edge: beforeEdge, offsetM: hit.alongM, lon: hit.lon, lat: hit.lat, distanceM: hit.distanceM, u: 0 };
       }
       const confidence = out[a]?.confidence ?? 0;
       out[i] = matchedPoint(graph, i, best, confidence, subTrace);
@@ -847,8 +939,8 @@ export class TraceMatcher {
     for (let k = 1; k < chain.length; k++) {
       const prev = chain[k - 1]!;
       const cur = chain[k]!;
-      const pc = prev.cands[chosen[k - 1]!]!;
-      const cc = cur.cands[chosen[k]!]!;
+      const pc = { edge: prev.edge[chosen[k - 1]!]!, offsetM: prev.offsetM[chosen[k - 1]!]! };
+      const cc = { edge: cur.edge[chosen[k]!]!, offsetM: cur.offsetM[chosen[k]!]! };
       const kind = cur.kind[chosen[k]!]!;
       if (kind === STAY) {
         frontier ??= { edge: pc.edge, offsetM: pc.offsetM };
