@@ -139,10 +139,8 @@ const AGAINST_COURSE_COST = 3;
 const ACROSS_COURSE_COST = 1.5;
 
 /** The fix's course when it is moving fast enough for the course to mean something, else undefined. */
-function usableCourse(p: TracePoint): number | undefined {
-  return p.courseDeg !== undefined && p.speedMps !== undefined && p.speedMps >= COURSE_MIN_SPEED_MPS
-    ? p.courseDeg
-    : undefined;
+function usableCourse(courseDeg: number | undefined, speedMps: number | undefined): number | undefined {
+  return courseDeg !== undefined && speedMps !== undefined && speedMps >= COURSE_MIN_SPEED_MPS ? courseDeg : undefined;
 }
 
 /** A number array's value, or undefined for the NaN that stands for a value the fix does not carry. */
@@ -333,16 +331,17 @@ export class TraceMatcher {
     this.lastWithoutCourse = new Int32Array(n);
     let without = -1;
     for (let i = 0; i < n; i++) {
-      const p = points[i]!;
-      this.lon[i] = p.lon;
-      this.lat[i] = p.lat;
-      this.timeMs[i] = p.timeMs ?? Number.NaN;
-      const course = usableCourse(p);
+      // Each field read once: on points of many shapes every read is a lookup.
+      const { lon, lat, timeMs, accuracyM, speedMps, courseDeg } = points[i]!;
+      this.lon[i] = lon;
+      this.lat[i] = lat;
+      this.timeMs[i] = timeMs ?? Number.NaN;
+      const course = usableCourse(courseDeg, speedMps);
       this.course[i] = course ?? Number.NaN;
       if (course === undefined) without = i;
       this.lastWithoutCourse[i] = without;
-      this.sigmaM[i] = this.sigmaFor(p);
-      this.moving[i] = p.speedMps !== undefined && p.speedMps > STOP_SPEED_MPS ? 1 : 0;
+      this.sigmaM[i] = this.sigmaFor(accuracyM);
+      this.moving[i] = speedMps !== undefined && speedMps > STOP_SPEED_MPS ? 1 : 0;
     }
     const most = 2 * o.maxCandidates;
     this.found = {
@@ -505,9 +504,10 @@ export class TraceMatcher {
     return bearingDeg;
   }
 
-  private sigmaFor(p: TracePoint): number {
-    if (this.o.useReportedAccuracy && p.accuracyM !== undefined && p.accuracyM > 0) {
-      return Math.min(50, Math.max(this.o.minSigmaM, p.accuracyM));
+  /** The position error of a fix reporting `accuracyM` (or none), metres. */
+  private sigmaFor(accuracyM: number | undefined): number {
+    if (this.o.useReportedAccuracy && accuracyM !== undefined && accuracyM > 0) {
+      return Math.min(50, Math.max(this.o.minSigmaM, accuracyM));
     }
     return this.o.sigmaM;
   }

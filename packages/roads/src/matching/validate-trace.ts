@@ -8,29 +8,32 @@ export function validateTrace(points: readonly TracePoint[], label = 'trace'): v
   let lastTimeIndex = -1;
   points.forEach((p, i) => {
     if (!p || typeof p !== 'object') throw new RangeError(`${label}: point ${i} is not an object`);
-    if (!isValidLonLat(p.lon, p.lat)) {
-      throw new RangeError(`${label}: point ${i} has invalid coordinates lon=${String(p.lon)} lat=${String(p.lat)}`);
+    // Each field read once: the points come in several shapes (with or without speed, course, accuracy), and on
+    // those every property read is a lookup.
+    const { lon, lat, timeMs, accuracyM, speedMps, courseDeg } = p;
+    if (!isValidLonLat(lon, lat)) {
+      throw new RangeError(`${label}: point ${i} has invalid coordinates lon=${String(lon)} lat=${String(lat)}`);
     }
-    if (p.timeMs !== undefined) {
-      if (typeof p.timeMs !== 'number' || !Number.isFinite(p.timeMs)) {
-        throw new RangeError(`${label}: point ${i} has an invalid time ${String(p.timeMs)}`);
+    if (timeMs !== undefined) {
+      if (typeof timeMs !== 'number' || !Number.isFinite(timeMs)) {
+        throw new RangeError(`${label}: point ${i} has an invalid time ${String(timeMs)}`);
       }
-      if (lastTime !== undefined && p.timeMs < lastTime) {
+      if (lastTime !== undefined && timeMs < lastTime) {
         throw new RangeError(
-          `${label}: time goes backwards at point ${i} (${new Date(p.timeMs).toISOString()} after point ${lastTimeIndex} at ${new Date(lastTime).toISOString()})`,
+          `${label}: time goes backwards at point ${i} (${new Date(timeMs).toISOString()} after point ${lastTimeIndex} at ${new Date(lastTime).toISOString()})`,
         );
       }
-      lastTime = p.timeMs;
+      lastTime = timeMs;
       lastTimeIndex = i;
     }
-    if (p.accuracyM !== undefined && (typeof p.accuracyM !== 'number' || !(p.accuracyM >= 0))) {
-      throw new RangeError(`${label}: point ${i} has an invalid accuracy ${String(p.accuracyM)}`);
+    if (accuracyM !== undefined && (typeof accuracyM !== 'number' || !(accuracyM >= 0))) {
+      throw new RangeError(`${label}: point ${i} has an invalid accuracy ${String(accuracyM)}`);
     }
-    if (p.speedMps !== undefined && (typeof p.speedMps !== 'number' || !(p.speedMps >= 0) || p.speedMps === Infinity)) {
-      throw new RangeError(`${label}: point ${i} has an invalid speed ${String(p.speedMps)}`);
+    if (speedMps !== undefined && (typeof speedMps !== 'number' || !(speedMps >= 0) || speedMps === Infinity)) {
+      throw new RangeError(`${label}: point ${i} has an invalid speed ${String(speedMps)}`);
     }
-    if (p.courseDeg !== undefined && (typeof p.courseDeg !== 'number' || !Number.isFinite(p.courseDeg))) {
-      throw new RangeError(`${label}: point ${i} has an invalid course ${String(p.courseDeg)}`);
+    if (courseDeg !== undefined && (typeof courseDeg !== 'number' || !Number.isFinite(courseDeg))) {
+      throw new RangeError(`${label}: point ${i} has an invalid course ${String(courseDeg)}`);
     }
   });
 }
