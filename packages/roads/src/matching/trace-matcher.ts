@@ -2,7 +2,7 @@ import { edgeOffsetOfGeometryOffset, sliceEdge } from '../graph/edge-geometry.ts
 import { EDGE_REVERSED } from '../graph/graph-data.ts';
 import type { RoadGraph } from '../graph/road-graph.ts';
 import { pathSearchFor } from '../routing/route.ts';
-import { roadsNear } from '../spatial/nearby-roads.ts';
+import { HitList, roadsNearInto } from '../spatial/nearby-roads.ts';
 import type { LonLat, TracePoint } from '../types.ts';
 import type { ResolvedMatchOptions } from './match-options.ts';
 import {
@@ -99,6 +99,9 @@ function matchWeights(graph: RoadGraph): { weights: Float64Array; factor: Float6
 }
 
 const NO_TARGETS: readonly number[] = [];
+
+/** The roads near the fix being decoded (matching is synchronous, so one list serves every matcher). */
+const nearby = new HitList();
 
 /**
  * A fix reporting more than this speed is not part of a stop, m/s. Doppler speed errors are about 0.1-0.2 m/s, and
@@ -595,8 +598,9 @@ export class TraceMatcher {
   ): Step | null {
     const { graph, o } = this;
     const radiusM = Math.max(o.radiusM, 4 * sigmaM);
-    const hits = roadsNear(graph, lon, lat, radiusM, this.kx, this.ky);
-    if (hits.length === 0) return null;
+    const hits = nearby;
+    roadsNearInto(hits, graph, lon, lat, radiusM, this.kx, this.ky);
+    if (hits.size === 0) return null;
     const found = this.found;
     let m = 0;
     // Candidates at the same point as the previous hit do not count towards the cap: the roads meeting at one
@@ -606,23 +610,28 @@ export class TraceMatcher {
     let counted = 0;
     let lastLon = Number.NaN;
     let lastLat = Number.NaN;
-    for (const h of hits) {
-      const samePoint = h.lon === lastLon && h.lat === lastLat;
+    for (let k = 0; k < hits.size; k++) {
+      const h = hits.order[k]!;
+      const hLon = hits.lon[h]!;
+      const hLat = hits.lat[h]!;
+      const hDistanceM = hits.distanceM[h]!;
+      const samePoint = hLon === lastLon && hLat === lastLat;
       if (!samePoint && counted >= o.maxCandidates) break;
-      lastLon = h.lon;
-      lastLat = h.lat;
+      lastLon = hLon;
+      lastLat = hLat;
+      const geom = hits.geom[h]!;
       for (let direction = 0; direction < 2; direction++) {
-        const edge = direction === 0 ? graph.data.geomForward[h.geom]! : graph.data.geomBackward[h.geom]!;
+        const edge = direction === 0 ? graph.data.geomForward[geom]! : graph.data.geomBackward[geom]!;
         if (edge < 0 || m >= 2 * o.maxCandidates || (!samePoint && counted >= o.maxCandidates)) continue;
         if (!samePoint) counted++;
-        const z = h.distanceM / sigmaM;
-        const offsetM = edgeOffsetOfGeometryOffset(graph, edge, h.offsetM);
+        const z = hDistanceM / sigmaM;
+        const offsetM = edgeOffsetOfGeometryOffset(graph, edge, hits.offsetM[h]!);
         const course = courseDeg === undefined ? 0 : courseCost(courseDeg, this.edgeBearingDeg(edge, offsetM));
         found.edge[m] = edge;
         found.offsetM[m] = offsetM;
-        found.snapLon[m] = h.lon;
-        found.snapLat[m] = h.lat;
-        found.distanceM[m] = h.distanceM;
+        found.snapLon[m] = hLon;
+        found.snapLat[m] = hLat;
+        found.distanceM[m] = hDistanceM;
         found.logEmission[m] = -0.5 * z * z - course;
         m++;
       }

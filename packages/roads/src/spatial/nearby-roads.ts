@@ -77,6 +77,62 @@ class PieceScratch {
 const scratch = new PieceScratch();
 
 /**
+ * The closest approaches one query finds, in arrays reused between queries (`roadsNearInto`): the matcher asks for
+ * every decoded fix, and an object per approach, its numbers boxed, was garbage to collect. Entry `order[k]` is the
+ * k-th nearest.
+ */
+export class HitList {
+  size = 0;
+  geom = new Int32Array(32);
+  offsetM = new Float64Array(32);
+  lon = new Float64Array(32);
+  lat = new Float64Array(32);
+  distanceM = new Float64Array(32);
+  order = new Int32Array(32);
+
+  push(geom: number, offsetM: number, lon: number, lat: number, distanceM: number): void {
+    if (this.size === this.geom.length) this.grow();
+    const i = this.size++;
+    this.geom[i] = geom;
+    this.offsetM[i] = offsetM;
+    this.lon[i] = lon;
+    this.lat[i] = lat;
+    this.distanceM[i] = distanceM;
+  }
+
+  /** Sorts `order` by distance, stably (insertion sort: the order `Array.prototype.sort` gives, for tens of hits). */
+  sort(): void {
+    const { order, distanceM } = this;
+    for (let i = 0; i < this.size; i++) {
+      let j = i;
+      while (j > 0 && distanceM[order[j - 1]!]! > distanceM[i]!) {
+        order[j] = order[j - 1]!;
+        j--;
+      }
+      order[j] = i;
+    }
+  }
+
+  private grow(): void {
+    const n = this.geom.length * 2;
+    const grow = <T extends Int32Array | Float64Array>(a: T): T => {
+      const b = new (a.constructor as new (n: number) => T)(n);
+      b.set(a);
+      return b;
+    };
+    this.geom = grow(this.geom);
+    this.offsetM = grow(this.offsetM);
+    this.lon = grow(this.lon);
+    this.lat = grow(this.lat);
+    this.distanceM = grow(this.distanceM);
+    this.order = new Int32Array(n);
+  }
+}
+
+/** The list `roadsNear` fills before copying it out (queries are synchronous, so one list serves all). */
+const hitScratch = new HitList();
+
+/**
  * Finds the road geometries within `radiusM` of a point and, for each, every local closest approach (a hairpin
  * or a loop passes the same point more than once, and each pass is a separate candidate), nearest first.
  * `kx`/`ky` are metres per degree of longitude/latitude around the point (see `metresPerDegree`).
@@ -89,6 +145,33 @@ export function roadsNear(
   kx: number,
   ky: number,
 ): GeometryHit[] {
+  const list = hitScratch;
+  roadsNearInto(list, graph, lon, lat, radiusM, kx, ky);
+  const hits: GeometryHit[] = [];
+  for (let k = 0; k < list.size; k++) {
+    const h = list.order[k]!;
+    hits.push({
+      geom: list.geom[h]!,
+      offsetM: list.offsetM[h]!,
+      lon: list.lon[h]!,
+      lat: list.lat[h]!,
+      distanceM: list.distanceM[h]!,
+    });
+  }
+  return hits;
+}
+
+/** `roadsNear` into `hits` (emptied first), without allocating: `hits.order` lists them nearest first. */
+export function roadsNearInto(
+  hits: HitList,
+  graph: RoadGraph,
+  lon: number,
+  lat: number,
+  radiusM: number,
+  kx: number,
+  ky: number,
+): void {
+  hits.size = 0;
   const d = graph.data;
   const pieces = scratch;
   pieces.size = 0;
@@ -114,12 +197,11 @@ export function roadsNear(
     pieces.push(d.shapeGeom[s]!, s, t, d.shapeCumM[s]! + pieceLength * t, px, py, Math.sqrt(dist2));
     return false;
   });
-  if (pieces.size === 0) return [];
+  if (pieces.size === 0) return;
   // Local minima of the distance along each geometry: a piece whose closest point lies inside it, or a vertex
   // that every neighbouring piece found agrees is its closest point.
   pieces.sort();
   const { order, geom, shape, t, offset, px, py, dist } = pieces;
-  const hits: GeometryHit[] = [];
   for (let k = 0; k < pieces.size; k++) {
     const h = order[k]!;
     let minimum = t[h]! > 0 && t[h]! < 1;
@@ -135,24 +217,17 @@ export function roadsNear(
       }
     }
     if (!minimum) continue;
-    const last = hits[hits.length - 1];
-    if (last && last.geom === geom[h] && offset[h]! - last.offsetM < SAME_APPROACH_M) {
-      if (dist[h]! < last.distanceM) {
-        last.offsetM = offset[h]!;
-        last.distanceM = dist[h]!;
-        last.lon = lon + px[h]! / kx;
-        last.lat = lat + py[h]! / ky;
+    const last = hits.size - 1;
+    if (last >= 0 && hits.geom[last] === geom[h] && offset[h]! - hits.offsetM[last]! < SAME_APPROACH_M) {
+      if (dist[h]! < hits.distanceM[last]!) {
+        hits.offsetM[last] = offset[h]!;
+        hits.distanceM[last] = dist[h]!;
+        hits.lon[last] = lon + px[h]! / kx;
+        hits.lat[last] = lat + py[h]! / ky;
       }
       continue;
     }
-    hits.push({
-      geom: geom[h]!,
-      offsetM: offset[h]!,
-      lon: lon + px[h]! / kx,
-      lat: lat + py[h]! / ky,
-      distanceM: dist[h]!,
-    });
+    hits.push(geom[h]!, offset[h]!, lon + px[h]! / kx, lat + py[h]! / ky, dist[h]!);
   }
-  hits.sort((a, b) => a.distanceM - b.distanceM);
-  return hits;
+  hits.sort();
 }
