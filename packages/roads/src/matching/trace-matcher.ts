@@ -152,12 +152,28 @@ function given(value: number): number | undefined {
 }
 
 /**
+ * `x % 360`, bit for bit, without the library call `%` on doubles costs where a subtraction gives the same: the
+ * remainder is exact, and so is x - 360 for x in [360, 720) and x - 720 for x in [720, 1080) (Sterbenz), which is
+ * where the differences of courses and bearings and the sums below fall.
+ */
+function mod360(x: number): number {
+  if (x >= 0) {
+    if (x < 360) return x;
+    if (x < 720) return x - 360;
+    if (x < 1080) return x - 720;
+  } else if (x > -360) {
+    return x;
+  }
+  return x % 360;
+}
+
+/**
  * The cost of being at a road position of bearing `bearingDeg` with a fix of course `courseDeg`: nothing along the
  * course, 1.5 across it, 4.5 against it, rising all the way.
  */
 function courseCost(courseDeg: number | undefined, bearingDeg: number): number {
   if (courseDeg === undefined || !Number.isFinite(bearingDeg)) return 0;
-  const angleDeg = Math.abs(((((courseDeg - bearingDeg) % 360) + 540) % 360) - 180);
+  const angleDeg = Math.abs(mod360(mod360(courseDeg - bearingDeg) + 540) - 180);
   const across = (ACROSS_COURSE_COST * Math.min(angleDeg, 90)) / 90;
   // Up to 90 degrees the cosine is positive (90 × pi / 180 rounds to just below pi / 2), so the against term is
   // exactly 0 and adding it changes no bit: most candidates lie along the course, and this skips their cosine.
@@ -209,7 +225,7 @@ const THIN_MAX_TURN_DEG = 45;
 function turnedSince(tail: Step, course: number): boolean {
   if (Number.isNaN(course)) return false;
   if (tail.courseDeg === undefined) return true;
-  const turnDeg = Math.abs(((((course - tail.courseDeg) % 360) + 540) % 360) - 180);
+  const turnDeg = Math.abs(mod360(mod360(course - tail.courseDeg) + 540) - 180);
   return turnDeg > THIN_MAX_TURN_DEG;
 }
 
@@ -884,8 +900,13 @@ export class TraceMatcher {
       const pLat = this.lat[i]!;
       const course = given(this.course[i]!);
       const sigmaM = this.sigmaM[i]!;
-      let best: { edge: number; offsetM: number; lon: number; lat: number; distanceM: number; u: number } | null = null;
       let bestCost = Number.POSITIVE_INFINITY;
+      let bestEdge = -1;
+      let bestOffsetM = 0;
+      let bestLon = 0;
+      let bestLat = 0;
+      let bestDistanceM = 0;
+      let bestU = 0;
       // Only a moving fix is held to the order: the fixes of a vehicle standing at a signal jitter back and forth,
       // and holding each to the farthest one before it walked them forward across the junction.
       const ordered = course !== undefined;
@@ -895,28 +916,34 @@ export class TraceMatcher {
         if (toM < -1e-6 || fromM > s.endM - s.startM + 1e-6) continue;
         const hit = projectOntoLine(s.coordinates, pLon, pLat, this.kx, this.ky, fromM, toM);
         const z = hit.distanceM / sigmaM;
-        const cost = 0.5 * z * z + courseCost(course, hit.bearingDeg);
+        const distanceCost = 0.5 * z * z;
+        // The course cost is never negative: a stretch already as costly by its distance cannot win.
+        if (distanceCost >= bestCost) continue;
+        const cost = distanceCost + courseCost(course, course === undefined ? Number.NaN : hit.bearingDeg());
         if (cost < bestCost) {
           bestCost = cost;
-          best = {
-            edge: s.edge,
-            offsetM: s.startM + hit.alongM,
-            lon: hit.lon,
-            lat: hit.lat,
-            distanceM: hit.distanceM,
-            u: baseM + hit.alongM,
-          };
+          bestEdge = s.edge;
+          bestOffsetM = s.startM + hit.alongM;
+          bestLon = hit.lon;
+          bestLat = hit.lat;
+          bestDistanceM = hit.distanceM;
+          bestU = baseM + hit.alongM;
         }
       }
-      if (best) {
-        if (ordered) cursorM = Math.max(cursorM, best.u);
+      if (bestEdge >= 0) {
+        if (ordered) cursorM = Math.max(cursorM, bestU);
       } else {
         const line = graph.edgeCoordinates(beforeEdge);
         const hit = projectOntoLine(line, pLon, pLat, this.kx, this.ky);
-        best = { edge: beforeEdge, offsetM: hit.alongM, lon: hit.lon, lat: hit.lat, distanceM: hit.distanceM, u: 0 };
+        bestEdge = beforeEdge;
+        bestOffsetM = hit.alongM;
+        bestLon = hit.lon;
+        bestLat = hit.lat;
+        bestDistanceM = hit.distanceM;
       }
       const confidence = out[a]?.confidence ?? 0;
-      out[i] = matchedPoint(graph, i, best, confidence, subTrace);
+      const position = { edge: bestEdge, offsetM: bestOffsetM, lon: bestLon, lat: bestLat, distanceM: bestDistanceM };
+      out[i] = matchedPoint(graph, i, position, confidence, subTrace);
     }
   }
 
@@ -1011,9 +1038,29 @@ export class TraceMatcher {
   }
 }
 
+/** The closest point `projectOntoLine` found, reused between calls (matching is synchronous). */
+class Projection {
+  distanceM = Number.POSITIVE_INFINITY;
+  alongM = 0;
+  lon = 0;
+  lat = 0;
+  /** The direction of the line's piece the point lies on, in local metres (both 0 with `pieceOk` false if none). */
+  vx = 0;
+  vy = 0;
+  pieceOk = false;
+
+  /** Compass bearing of that piece, degrees (NaN for a piece of no length): computed only for a fix with a course. */
+  bearingDeg(): number {
+    return this.pieceOk ? (Math.atan2(this.vx, this.vy) * 180) / Math.PI : Number.NaN;
+  }
+}
+
+const projection = new Projection();
+
 /**
  * Closest point of a polyline to a point, with the distance along the line to it (local metric), optionally only
- * among the points between `fromM` and `toM` along the line.
+ * among the points between `fromM` and `toM` along the line. Returns the shared `Projection`, valid until the next
+ * call.
  */
 function projectOntoLine(
   line: readonly LonLat[],
@@ -1023,8 +1070,15 @@ function projectOntoLine(
   ky: number,
   fromM = Number.NEGATIVE_INFINITY,
   toM = Number.POSITIVE_INFINITY,
-): { distanceM: number; alongM: number; lon: number; lat: number; bearingDeg: number } {
-  let best = { distanceM: Infinity, alongM: 0, lon: line[0]![0], lat: line[0]![1], bearingDeg: Number.NaN };
+): Projection {
+  const best = projection;
+  best.distanceM = Infinity;
+  best.alongM = 0;
+  best.lon = line[0]![0];
+  best.lat = line[0]![1];
+  best.vx = 0;
+  best.vy = 0;
+  best.pieceOk = false;
   let along = 0;
   for (let i = 1; i < line.length; i++) {
     const a = line[i - 1]!;
@@ -1046,8 +1100,13 @@ function projectOntoLine(
     const py = ay + vy * t;
     const d = Math.hypot(px, py);
     if (d < best.distanceM) {
-      const bearingDeg = len > 0 ? (Math.atan2(vx, vy) * 180) / Math.PI : Number.NaN;
-      best = { distanceM: d, alongM: along + len * t, lon: lon + px / kx, lat: lat + py / ky, bearingDeg };
+      best.distanceM = d;
+      best.alongM = along + len * t;
+      best.lon = lon + px / kx;
+      best.lat = lat + py / ky;
+      best.vx = vx;
+      best.vy = vy;
+      best.pieceOk = len > 0;
     }
     along += len;
   }
