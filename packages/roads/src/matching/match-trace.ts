@@ -10,6 +10,7 @@ import {
   type SubTrace,
   unmatchedPoint,
 } from './match-result.ts';
+import { TraceFixes } from './trace-fixes.ts';
 import { backtrack, columnConfidence, positionOf, TraceMatcher } from './trace-matcher.ts';
 import { validateTrace } from './validate-trace.ts';
 
@@ -20,7 +21,14 @@ import { validateTrace } from './validate-trace.ts';
  * transitions no road connects; isolated impossible fixes are dropped as outliers.
  */
 export function matchTrace(graph: RoadGraph, points: readonly TracePoint[], options: MatchOptions = {}): MatchResult {
-  validateTrace(points);
+  const fixes = new TraceFixes(Array.isArray(points) ? points.length : 0);
+  validateTrace(points, 'trace', fixes.add);
+  if (fixes.count < fixes.length) {
+    // A hole in a sparse array, which validation skips: the matcher cannot read it.
+    let hole = 0;
+    while (hole in points) hole++;
+    throw new RangeError(`trace: point ${hole} is not an object`);
+  }
   const o = resolveMatchOptions(options);
   const n = points.length;
   const result: MatchedPoint[] = new Array(n);
@@ -37,9 +45,9 @@ export function matchTrace(graph: RoadGraph, points: readonly TracePoint[], opti
     };
   }
   let latSum = 0;
-  for (const p of points) latSum += p.lat;
+  for (let i = 0; i < n; i++) latSum += fixes.lat[i]!;
   const { kx, ky } = metresPerDegree(latSum / n);
-  const matcher = new TraceMatcher(graph, points, o, kx, ky);
+  const matcher = new TraceMatcher(graph, fixes, o, kx, ky);
   const chains = matcher.run();
 
   // Fill points from the decoded chains.

@@ -12,6 +12,7 @@ import {
   matchedPoint,
   type UnmatchedReason,
 } from './match-result.ts';
+import { TraceFixes } from './trace-fixes.ts';
 
 /**
  * Typed-array views carved one after the other out of large buffers: a step's per-candidate arrays without an
@@ -294,11 +295,7 @@ export class TraceMatcher {
   /** Edge lengths as the matcher weighs them, and the factor over the true length per edge. */
   private readonly weights: Float64Array;
   private readonly roadFactor: Float64Array;
-  /**
-   * The fixes' fields, read once: the decoder reads them many times over, and trace points arrive in several object
-   * shapes (with or without speed, course, accuracy), which made every read a slow lookup. A value a fix does not
-   * carry is NaN (`validateTrace` lets no NaN through).
-   */
+  /** The fixes' fields (`TraceFixes`) and what the decoder derives from them; NaN where a fix has no value. */
   readonly lon: Float64Array;
   readonly lat: Float64Array;
   private readonly timeMs: Float64Array;
@@ -331,35 +328,32 @@ export class TraceMatcher {
 
   constructor(
     private readonly graph: RoadGraph,
-    private readonly points: readonly TracePoint[],
+    trace: readonly TracePoint[] | TraceFixes,
     private readonly o: ResolvedMatchOptions,
     private readonly kx: number,
     private readonly ky: number,
   ) {
-    this.duplicateOf = new Int32Array(points.length).fill(-1);
-    this.thinnedAfter = new Int32Array(points.length).fill(-1);
-    this.stopUntil = new Int32Array(points.length).fill(-1);
-    this.reasons = new Array(points.length);
-    const n = points.length;
-    this.lon = new Float64Array(n);
-    this.lat = new Float64Array(n);
-    this.timeMs = new Float64Array(n);
+    const fixes = trace instanceof TraceFixes ? trace : TraceFixes.of(trace);
+    const n = fixes.length;
+    this.duplicateOf = new Int32Array(n).fill(-1);
+    this.thinnedAfter = new Int32Array(n).fill(-1);
+    this.stopUntil = new Int32Array(n).fill(-1);
+    this.reasons = new Array(n);
+    this.lon = fixes.lon;
+    this.lat = fixes.lat;
+    this.timeMs = fixes.timeMs;
     this.course = new Float64Array(n);
     this.sigmaM = new Float64Array(n);
     this.moving = new Uint8Array(n);
     this.lastWithoutCourse = new Int32Array(n);
     let without = -1;
     for (let i = 0; i < n; i++) {
-      // Each field read once: on points of many shapes every read is a lookup.
-      const { lon, lat, timeMs, accuracyM, speedMps, courseDeg } = points[i]!;
-      this.lon[i] = lon;
-      this.lat[i] = lat;
-      this.timeMs[i] = timeMs ?? Number.NaN;
-      const course = usableCourse(courseDeg, speedMps);
+      const speedMps = given(fixes.speedMps[i]!);
+      const course = usableCourse(given(fixes.courseDeg[i]!), speedMps);
       this.course[i] = course ?? Number.NaN;
       if (course === undefined) without = i;
       this.lastWithoutCourse[i] = without;
-      this.sigmaM[i] = this.sigmaFor(accuracyM);
+      this.sigmaM[i] = this.sigmaFor(given(fixes.accuracyM[i]!));
       this.moving[i] = speedMps !== undefined && speedMps > STOP_SPEED_MPS ? 1 : 0;
     }
     const most = 2 * o.maxCandidates;
@@ -377,7 +371,8 @@ export class TraceMatcher {
   }
 
   run(): Step[][] {
-    const { points, o, lon, lat, timeMs } = this;
+    const { o, lon, lat, timeMs } = this;
+    const count = lon.length;
     const chains: Step[][] = [];
     let chain: Step[] = [];
     let pending: number[] = [];
@@ -386,7 +381,7 @@ export class TraceMatcher {
       if (chain.length > 0) chains.push(chain);
       chain = [];
     };
-    for (let i = 0; i < points.length; i++) {
+    for (let i = 0; i < count; i++) {
       if (previous >= 0) {
         if (lon[i] === lon[previous] && lat[i] === lat[previous]) {
           this.duplicateOf[i] = this.duplicateOf[previous]! >= 0 ? this.duplicateOf[previous]! : previous;
@@ -396,7 +391,7 @@ export class TraceMatcher {
       previous = i;
       const tail = chain[chain.length - 1];
       // The last fix is always decoded: it fixes where the path ends.
-      if (tail && pending.length === 0 && o.minSpacingSigmas > 0 && i < points.length - 1) {
+      if (tail && pending.length === 0 && o.minSpacingSigmas > 0 && i < count - 1) {
         const closeM = Math.hypot((lon[i]! - tail.lon) * this.kx, (lat[i]! - tail.lat) * this.ky);
         const gapS =
           !Number.isNaN(timeMs[i]!) && tail.timeOutMs !== undefined ? (timeMs[i]! - tail.timeOutMs) / 1000 : 0;
@@ -843,7 +838,7 @@ export class TraceMatcher {
     out: MatchedPoint[],
     subTrace: number,
   ): void {
-    const { graph, points } = this;
+    const { graph } = this;
     const last = chain[chain.length - 1]!.point;
     let k = 0;
     let first = 0;
@@ -860,7 +855,7 @@ export class TraceMatcher {
       }
       return Number.NaN;
     };
-    for (let i = chain[0]!.point; i < points.length; i++) {
+    for (let i = chain[0]!.point; i < this.lon.length; i++) {
       let a = this.thinnedAfter[i]!;
       if (a < 0 && this.stopUntil[i]! >= 0) a = i;
       if (a < 0) {

@@ -1,8 +1,22 @@
 import { isValidLonLat } from '../geo.ts';
 import type { TracePoint } from '../types.ts';
 
-/** Rejects points a matcher cannot interpret, naming the first bad one. */
-export function validateTrace(points: readonly TracePoint[], label = 'trace'): void {
+/** Receives each valid point's fields, read once (see `validateTrace`). */
+export type PointVisitor = (
+  index: number,
+  lon: number,
+  lat: number,
+  timeMs: number | undefined,
+  accuracyM: number | undefined,
+  speedMps: number | undefined,
+  courseDeg: number | undefined,
+) => void;
+
+/**
+ * Rejects points a matcher cannot interpret, naming the first bad one; `visit`, if given, gets each point's fields
+ * once it is checked (holes in a sparse array are skipped).
+ */
+export function validateTrace(points: readonly TracePoint[], label = 'trace', visit?: PointVisitor): void {
   if (!Array.isArray(points)) throw new TypeError(`${label}: expected an array of points`);
   let lastTime: number | undefined;
   let lastTimeIndex = -1;
@@ -35,5 +49,6 @@ export function validateTrace(points: readonly TracePoint[], label = 'trace'): v
     if (courseDeg !== undefined && (typeof courseDeg !== 'number' || !Number.isFinite(courseDeg))) {
       throw new RangeError(`${label}: point ${i} has an invalid course ${String(courseDeg)}`);
     }
+    visit?.(i, lon, lat, timeMs, accuracyM, speedMps, courseDeg);
   });
 }
