@@ -1,4 +1,5 @@
 import type { TracePoint } from '../types.ts';
+import type { PointVisitor } from './validate-trace.ts';
 
 /**
  * A trace's fields in typed arrays, each point's read once: the matcher reads them many times over, and trace
@@ -26,15 +27,7 @@ export class TraceFixes {
   }
 
   /** The fields of the point at index i. */
-  readonly add = (
-    i: number,
-    lon: number,
-    lat: number,
-    timeMs: number | undefined,
-    accuracyM: number | undefined,
-    speedMps: number | undefined,
-    courseDeg: number | undefined,
-  ): void => {
+  readonly add: PointVisitor = (i, lon, lat, timeMs, accuracyM, speedMps, courseDeg) => {
     this.lon[i] = lon;
     this.lat[i] = lat;
     this.timeMs[i] = timeMs ?? Number.NaN;

@@ -20,39 +20,40 @@ import { TraceFixes } from './trace-fixes.ts';
  * courses decodes more steps, and the candidates' objects were most of the garbage collector's work. A full buffer
  * is left to the views into it, never reused.
  */
+class Slab<T extends Float64Array | Int32Array | Uint8Array> {
+  private buffer: T;
+  private used = 0;
+
+  constructor(private readonly make: (length: number) => T) {
+    this.buffer = make(0);
+  }
+
+  /** A view of n elements, zeros until written. */
+  take(n: number): T {
+    if (this.used + n > this.buffer.length) {
+      this.buffer = this.make(Math.max(SLAB_LENGTH, n));
+      this.used = 0;
+    }
+    this.used += n;
+    return this.buffer.subarray(this.used - n, this.used) as T;
+  }
+}
+
 class Slabs {
-  private f64 = new Float64Array(0);
-  private f64Used = 0;
-  private i32 = new Int32Array(0);
-  private i32Used = 0;
-  private u8 = new Uint8Array(0);
-  private u8Used = 0;
+  private readonly f64 = new Slab((n) => new Float64Array(n));
+  private readonly i32 = new Slab((n) => new Int32Array(n));
+  private readonly u8 = new Slab((n) => new Uint8Array(n));
 
   float64(n: number): Float64Array {
-    if (this.f64Used + n > this.f64.length) {
-      this.f64 = new Float64Array(Math.max(SLAB_LENGTH, n));
-      this.f64Used = 0;
-    }
-    this.f64Used += n;
-    return this.f64.subarray(this.f64Used - n, this.f64Used);
+    return this.f64.take(n);
   }
 
   int32(n: number): Int32Array {
-    if (this.i32Used + n > this.i32.length) {
-      this.i32 = new Int32Array(Math.max(SLAB_LENGTH, n));
-      this.i32Used = 0;
-    }
-    this.i32Used += n;
-    return this.i32.subarray(this.i32Used - n, this.i32Used);
+    return this.i32.take(n);
   }
 
   uint8(n: number): Uint8Array {
-    if (this.u8Used + n > this.u8.length) {
-      this.u8 = new Uint8Array(Math.max(SLAB_LENGTH, n));
-      this.u8Used = 0;
-    }
-    this.u8Used += n;
-    return this.u8.subarray(this.u8Used - n, this.u8Used);
+    return this.u8.take(n);
   }
 }
 

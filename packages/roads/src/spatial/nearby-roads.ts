@@ -18,6 +18,13 @@ const SAME_APPROACH_M = 15;
  * Scratch space for the pieces one query finds, reused between queries: candidate search runs for every GPS fix,
  * and allocating an object per piece showed up as garbage-collection time.
  */
+/** A copy of `a`, `length` long (the rest zeros). */
+function grown<T extends Int32Array | Float64Array>(length: number, a: T): T {
+  const b = new (a.constructor as new (n: number) => T)(length);
+  b.set(a);
+  return b;
+}
+
 class PieceScratch {
   size = 0;
   geom = new Int32Array(64);
@@ -58,18 +65,13 @@ class PieceScratch {
 
   private grow(): void {
     const n = this.geom.length * 2;
-    const grow = <T extends Int32Array | Float64Array>(a: T): T => {
-      const b = new (a.constructor as new (n: number) => T)(n);
-      b.set(a);
-      return b;
-    };
-    this.geom = grow(this.geom);
-    this.shape = grow(this.shape);
-    this.t = grow(this.t);
-    this.offset = grow(this.offset);
-    this.px = grow(this.px);
-    this.py = grow(this.py);
-    this.dist = grow(this.dist);
+    this.geom = grown(n, this.geom);
+    this.shape = grown(n, this.shape);
+    this.t = grown(n, this.t);
+    this.offset = grown(n, this.offset);
+    this.px = grown(n, this.px);
+    this.py = grown(n, this.py);
+    this.dist = grown(n, this.dist);
     this.order = new Int32Array(n);
   }
 }
@@ -115,16 +117,11 @@ export class HitList {
 
   private grow(): void {
     const n = this.geom.length * 2;
-    const grow = <T extends Int32Array | Float64Array>(a: T): T => {
-      const b = new (a.constructor as new (n: number) => T)(n);
-      b.set(a);
-      return b;
-    };
-    this.geom = grow(this.geom);
-    this.offsetM = grow(this.offsetM);
-    this.lon = grow(this.lon);
-    this.lat = grow(this.lat);
-    this.distanceM = grow(this.distanceM);
+    this.geom = grown(n, this.geom);
+    this.offsetM = grown(n, this.offsetM);
+    this.lon = grown(n, this.lon);
+    this.lat = grown(n, this.lat);
+    this.distanceM = grown(n, this.distanceM);
     this.order = new Int32Array(n);
   }
 }

@@ -173,10 +173,7 @@ export async function buildApiApp(options: ApiAppOptions): Promise<FastifyInstan
             }
           : {}),
         errorResponseBuilder: (_req, context) =>
-          new ApiError(
-            429,
-            `rate limit exceeded: ${context.max} requests per minute for this token; retry in ${Math.max(1, Math.ceil(context.ttl / 1000))} s`,
-          ),
+          rateLimitExceeded(context.max, Math.max(1, Math.ceil(context.ttl / 1000))),
       });
       const limitOf = (scope: RequestScope) =>
         scope.rateLimitPerMin ?? options.rateLimit?.perMinute ?? DEFAULT_RATE_LIMIT_PER_MIN;
@@ -197,10 +194,7 @@ export async function buildApiApp(options: ApiAppOptions): Promise<FastifyInstan
               reply.header('retry-after', String(retry));
               reply.header('x-ratelimit-limit', String(max));
               reply.header('x-ratelimit-remaining', '0');
-              throw new ApiError(
-                429,
-                `rate limit exceeded: ${max} requests per minute for this token; retry in ${retry} s`,
-              );
+              throw rateLimitExceeded(max, retry);
             }
             reply.header('x-ratelimit-limit', String(max));
             reply.header('x-ratelimit-remaining', String(max - used));
@@ -216,6 +210,11 @@ export async function buildApiApp(options: ApiAppOptions): Promise<FastifyInstan
     { prefix: '/v1' },
   );
   return app;
+}
+
+/** The 429 of a token over its limit (`max` requests a minute), retrying after `retryS` seconds. */
+function rateLimitExceeded(max: number, retryS: number): ApiError {
+  return new ApiError(429, `rate limit exceeded: ${max} requests per minute for this token; retry in ${retryS} s`);
 }
 
 /** No route: an unknown endpoint, or a method other than GET on a `/v1` path (the API is read-only). */
