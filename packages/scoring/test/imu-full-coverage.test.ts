@@ -21,7 +21,8 @@ import { populationRoute } from './helpers/population-route.ts';
  * the matcher): driver 8's `junctionDensity` from 6.49 to 6.41 per km (score 45.7 to 46.3), nothing else. Model 1.1.7
  * (a road across a moving fix's course costs in the matcher): no overall score moved; driver 5's speeding theme from
  * 31.3 to 31.2 (`lowLimitZoneSpeeding` 14.86 to 15.28 %), driver 8's `junctionDensity` back to 6.49, and the
- * road-share, congestion and urban shares of the three drivers by under 0.1 point.
+ * road-share, congestion and urban shares of the three drivers by under 0.1 point. Model 1.1.8 (turning round in
+ * place needs courses that allow it): nothing moved.
  */
 const { graph, route } = populationRoute();
 const population = driverPopulation({ seed: 11, count: 30, fixed: { nightDriving: 0.3, longStints: 0.3 } });

@@ -231,6 +231,67 @@ function turnedSince(tail: Step, course: number): boolean {
   return turnDeg > THIN_MAX_TURN_DEG;
 }
 
+/**
+ * How far the courses just before and just after a slow stretch must differ for a turn round in place during it,
+ * degrees. Turning round ends some 180 degrees from where it began; a vehicle that stopped at a signal or a give-way
+ * line and drove on, straight or round a corner, leaves at 0-100 degrees from its arrival.
+ */
+const TURN_ROUND_MIN_DEG = 135;
+
+/** How many seconds of courses before and after a slow stretch `turnableFixes` compares (at least one fix each). */
+const TURN_ROUND_WINDOW_S = 10;
+
+/**
+ * For each fix, the last fix at or before it where the vehicle may have turned round in place, or -1. Only fixes
+ * without a usable course (NaN: slow, or no course given) can be such a fix, and only when their slow stretch (the
+ * run of such fixes) is not framed by courses that rule a turn out: when the moving fixes within
+ * `TURN_ROUND_WINDOW_S` before the stretch and those after it all lie within `TURN_ROUND_MIN_DEG` of one another,
+ * the vehicle left the way it arrived (or round a corner), so it did not turn round where it stood. A stretch at
+ * either end of the trace, or in a trace without courses, is not framed and allows a turn, as before courses
+ * counted. Without this a vehicle waiting at a signal could turn round for free: the decoder put the stop a few
+ * metres onto the reverse direction or a cross street at the node and came back (the synthetic city's signal
+ * waits in the roads bench).
+ */
+function turnableFixes(course: Float64Array, timeMs: Float64Array): Int32Array {
+  const n = course.length;
+  const last = new Int32Array(n);
+  let turnable = -1;
+  let i = 0;
+  while (i < n) {
+    if (!Number.isNaN(course[i]!)) {
+      last[i] = turnable;
+      i++;
+      continue;
+    }
+    let end = i;
+    while (end + 1 < n && Number.isNaN(course[end + 1]!)) end++;
+    const allowed = i === 0 || end === n - 1 || reversedAround(course, timeMs, i - 1, end + 1);
+    for (let k = i; k <= end; k++) {
+      if (allowed) turnable = k;
+      last[k] = turnable;
+    }
+    i = end + 1;
+  }
+  return last;
+}
+
+/**
+ * Whether a usable course among the moving fixes ending at `before` (going back) and one among those starting at
+ * `after` (going on), each within `TURN_ROUND_WINDOW_S` of the stretch between them, differ by `TURN_ROUND_MIN_DEG`
+ * or more. Both runs stop at the next fix without a usable course.
+ */
+function reversedAround(course: Float64Array, timeMs: Float64Array, before: number, after: number): boolean {
+  const windowMs = TURN_ROUND_WINDOW_S * 1000;
+  for (let a = before; a >= 0 && !Number.isNaN(course[a]!); a--) {
+    if (a < before && !(timeMs[before]! - timeMs[a]! <= windowMs)) break;
+    for (let b = after; b < course.length && !Number.isNaN(course[b]!); b++) {
+      if (b > after && !(timeMs[b]! - timeMs[after]! <= windowMs)) break;
+      if (Math.abs(mod360(mod360(course[b]! - course[a]!) + 540) - 180) >= TURN_ROUND_MIN_DEG) return true;
+    }
+  }
+  return false;
+}
+
 /** Candidate c of a step as a road position (for the result). */
 export function positionOf(step: Step, c: number): EdgePosition {
   return {
@@ -305,8 +366,11 @@ export class TraceMatcher {
   private readonly sigmaM: Float64Array;
   /** 1 where the fix reports a speed over `STOP_SPEED_MPS`. */
   private readonly moving: Uint8Array;
-  /** The last fix at or before each one without a usable course, or -1. */
-  private readonly lastWithoutCourse: Int32Array;
+  /**
+   * The last fix at or before each one where the vehicle may have turned round in place, or -1: a fix without a
+   * usable course in a slow stretch that does not show the vehicle leaving the way it came (`mayTurnRound`).
+   */
+  private readonly lastTurnable: Int32Array;
   /** Views of the step's per-candidate arrays come from here. */
   private readonly slabs = new Slabs();
   /** The candidates of the fix being decoded, before they are copied into views of their exact length. */
@@ -346,17 +410,13 @@ export class TraceMatcher {
     this.course = new Float64Array(n);
     this.sigmaM = new Float64Array(n);
     this.moving = new Uint8Array(n);
-    this.lastWithoutCourse = new Int32Array(n);
-    let without = -1;
     for (let i = 0; i < n; i++) {
       const speedMps = given(fixes.speedMps[i]!);
-      const course = usableCourse(given(fixes.courseDeg[i]!), speedMps);
-      this.course[i] = course ?? Number.NaN;
-      if (course === undefined) without = i;
-      this.lastWithoutCourse[i] = without;
+      this.course[i] = usableCourse(given(fixes.courseDeg[i]!), speedMps) ?? Number.NaN;
       this.sigmaM[i] = this.sigmaFor(given(fixes.accuracyM[i]!));
       this.moving[i] = speedMps !== undefined && speedMps > STOP_SPEED_MPS ? 1 : 0;
     }
+    this.lastTurnable = turnableFixes(this.course, this.timeMs);
     const most = 2 * o.maxCandidates;
     this.found = {
       edge: new Int32Array(most),
@@ -463,11 +523,11 @@ export class TraceMatcher {
   }
 
   /**
-   * True unless every fix after `from` up to `to` shows the vehicle moving (a usable course, so at least
-   * `COURSE_MIN_SPEED_MPS`): a vehicle can turn round where it stands only if it slowed down or stopped.
+   * True when a fix after `from` up to `to` shows the vehicle slow enough to turn round where it stands (no usable
+   * course, so below `COURSE_MIN_SPEED_MPS`) in a stretch whose courses around it allow a turn (`turnableFixes`).
    */
   private stoodBetween(from: number, to: number): boolean {
-    return this.lastWithoutCourse[to]! > from;
+    return this.lastTurnable[to]! > from;
   }
 
   /**
