@@ -53,6 +53,26 @@ describe('waiting at signals with speed and course', () => {
     expect(turns).toEqual([]);
   });
 
+  it('drives no road twice where the route drives it once', () => {
+    // Pulling away from a wait whose centroid lay past the stop line, the first moving fixes fall behind it:
+    // stationary jitter for the decoder, and the path must not drive the road into the junction again.
+    const twice: string[] = [];
+    runs.forEach(({ edges, trace, m }, r) => {
+      const driven = new Map<number, number>();
+      // At the destination, where a trace ends standing, nothing after says which way the vehicle faced.
+      const lastMoving = lastMovingFix(trace);
+      for (const s of m.path) {
+        if (s.fromPoint <= lastMoving) driven.set(s.edge, (driven.get(s.edge) ?? 0) + s.lengthM);
+      }
+      for (const [edge, metres] of driven) {
+        const times = edges.filter((e) => e === edge).length;
+        const allowed = Math.max(1, times) * graph.data.edgeLengthM[edge]! + 0.5;
+        if (metres > allowed) twice.push(`route ${r}: edge ${edge} ${metres.toFixed(1)} of ${allowed.toFixed(1)} m`);
+      }
+    });
+    expect(twice).toEqual([]);
+  });
+
   it('puts the fixes standing at a signal on the road driven into it or out of it', () => {
     let standing = 0;
     let onRoute = 0;

@@ -1028,6 +1028,15 @@ export class TraceMatcher {
     // After stationary jitter backwards, the vehicle is still where it was: the next drive starts again from
     // the position behind, and the part up to the furthest position reached is not driven twice.
     let frontier: { edge: number; offsetM: number } | null = null;
+    // The decoded fix the frontier was reached at.
+    let frontierPoint = -1;
+    // The edges jitter went back onto that the path had not driven (a position behind on the same way across a
+    // junction): moving along them towards the frontier is not driving either.
+    const jitterEdges: number[] = [];
+    const behindAt = (piece: readonly [number, number, number]) =>
+      drivenStretch(stretches, piece) >= 0 ||
+      jitterEdges.includes(piece[0]) ||
+      (frontier !== null && piece[0] === frontier.edge && piece[2] <= frontier.offsetM + 1e-6);
     for (let k = 1; k < chain.length; k++) {
       const prev = chain[k - 1]!;
       const cur = chain[k]!;
@@ -1035,7 +1044,11 @@ export class TraceMatcher {
       const cc = { edge: cur.edge[chosen[k]!]!, offsetM: cur.offsetM[chosen[k]!]! };
       const kind = cur.kind[chosen[k]!]!;
       if (kind === STAY) {
-        frontier ??= { edge: pc.edge, offsetM: pc.offsetM };
+        if (!frontier) {
+          frontier = { edge: pc.edge, offsetM: pc.offsetM };
+          frontierPoint = prev.point;
+        }
+        if (drivenStretch(stretches, [cc.edge, cc.offsetM, cc.offsetM]) < 0) jitterEdges.push(cc.edge);
         continue;
       }
       const pieces: Array<[edge: number, startM: number, endM: number]> = [];
@@ -1066,8 +1079,31 @@ export class TraceMatcher {
         if (at >= 0) {
           from = at;
           pieces[at]![1] = Math.max(pieces[at]![1], f.offsetM);
+          frontier = null;
+        } else {
+          let behind = 0;
+          while (behind < pieces.length && behindAt(pieces[behind]!)) behind++;
+          if (behind === pieces.length) {
+            // Still behind the furthest position, on the road already driven (pulling away from a stop whose
+            // centroid lay past the stop line): nothing new was driven, and the frontier stays.
+            continue;
+          }
+          // The move leaves the road already driven before reaching the furthest position: the path went on past
+          // a junction (onto a cross street, or straight on) to explain positions the decoder then took for jitter
+          // back, and the vehicle left the junction another way. Unless it turned round there (which the courses
+          // around its stop tell: `turnableFixes`), it never drove that stretch: the path ends where this move
+          // leaves it and goes on from there. A vehicle that may have turned round keeps it (a bus that turned
+          // into a side street to its stop and came back out; without courses, any stop).
+          const turned = this.lastTurnable[cur.point]! >= frontierPoint;
+          const at = behind > 0 && !turned ? leavingStretch(d, stretches, pieces[behind - 1]!) : -1;
+          if (at >= 0) {
+            stretches.length = at + 1;
+            if (stretches[at]!.edge === pieces[behind - 1]![0]) stretches[at]!.endM = pieces[behind - 1]![2];
+            from = behind;
+          }
+          frontier = null;
         }
-        frontier = null;
+        if (!frontier) jitterEdges.length = 0;
       }
       for (let j = from; j < pieces.length; j++) drive(...pieces[j]!, prev.point, cur.point);
     }
@@ -1092,6 +1128,47 @@ export class TraceMatcher {
         toPoint: s.toPoint,
       }));
   }
+}
+
+/** How many of the last stretches of a path a move after stationary jitter may lie on (`drivenStretch`). */
+const JITTER_STRETCHES = 4;
+
+/**
+ * The index of the latest of the last stretches of the path built so far that a piece of a move (edge, start and end
+ * offsets) lies on, or -1: after stationary jitter backwards, a move over road already driven.
+ */
+function drivenStretch(
+  stretches: ReadonlyArray<{ edge: number; startM: number; endM: number }>,
+  [edge, startM, endM]: readonly [number, number, number],
+): number {
+  for (let k = stretches.length - 1; k >= 0 && k >= stretches.length - JITTER_STRETCHES; k--) {
+    const s = stretches[k]!;
+    if (s.edge === edge && startM >= s.startM - 1e-6 && endM <= s.endM + 1e-6) return k;
+  }
+  return -1;
+}
+
+/**
+ * The stretch a move after stationary jitter leaves the path at, from the last of its pieces still behind the
+ * furthest position: the stretch that piece lies on, or, for a piece on an edge only jitter went back onto, ending
+ * at the junction the piece ends at, the last stretch that ends at that junction too (the vehicle left the junction
+ * from there). -1 when there is none.
+ */
+function leavingStretch(
+  d: RoadGraph['data'],
+  stretches: ReadonlyArray<{ edge: number; startM: number; endM: number }>,
+  piece: readonly [number, number, number],
+): number {
+  const on = drivenStretch(stretches, piece);
+  if (on >= 0) return on;
+  const [edge, , endM] = piece;
+  if (endM < d.edgeLengthM[edge]! - 1e-6) return -1;
+  const node = d.edgeTo[edge]!;
+  for (let k = stretches.length - 1; k >= 0 && k >= stretches.length - JITTER_STRETCHES; k--) {
+    const s = stretches[k]!;
+    if (d.edgeTo[s.edge] === node && s.endM >= d.edgeLengthM[s.edge]! - 1e-6) return k;
+  }
+  return -1;
 }
 
 /** The closest point `projectOntoLine` found, reused between calls (matching is synchronous). */
