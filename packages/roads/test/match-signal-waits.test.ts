@@ -86,9 +86,9 @@ describe('waiting at signals with speed and course', () => {
         if (edge !== null && route.has(edge)) onRoute++;
       }
     }
-    // 89.2 % of 3,585; with a free turn at every wait 79.9 %. Most of the rest stand at the node itself, at 0-5 m
-    // on a road leaving it that the route does not take (the same point as the route's own roads there).
-    expect(onRoute / standing).toBeGreaterThan(0.85);
+    // 95.9 % of 3,585; 79.9 % with a free turn at every wait and the path driven again after jitter back (the
+    // fixes then went to the reverse direction, to a cross street at the node, or to a spur the path took there).
+    expect(onRoute / standing).toBeGreaterThan(0.93);
   });
 });
 

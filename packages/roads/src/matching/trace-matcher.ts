@@ -1048,7 +1048,10 @@ export class TraceMatcher {
           frontier = { edge: pc.edge, offsetM: pc.offsetM };
           frontierPoint = prev.point;
         }
-        if (drivenStretch(stretches, [cc.edge, cc.offsetM, cc.offsetM]) < 0) jitterEdges.push(cc.edge);
+        const on = drivenStretch(stretches, [cc.edge, cc.offsetM, cc.offsetM]);
+        // The vehicle is on that stretch at this fix: the fixes thinned after it may be snapped there.
+        if (on >= 0) stretches[on]!.toPoint = Math.max(stretches[on]!.toPoint, cur.point);
+        else jitterEdges.push(cc.edge);
         continue;
       }
       const pieces: Array<[edge: number, startM: number, endM: number]> = [];
@@ -1086,6 +1089,8 @@ export class TraceMatcher {
           if (behind === pieces.length) {
             // Still behind the furthest position, on the road already driven (pulling away from a stop whose
             // centroid lay past the stop line): nothing new was driven, and the frontier stays.
+            const on = drivenStretch(stretches, [cc.edge, cc.offsetM, cc.offsetM]);
+            if (on >= 0) stretches[on]!.toPoint = Math.max(stretches[on]!.toPoint, cur.point);
             continue;
           }
           // The move leaves the road already driven before reaching the furthest position: the path went on past
