@@ -368,7 +368,7 @@ export class TraceMatcher {
   private readonly moving: Uint8Array;
   /**
    * The last fix at or before each one where the vehicle may have turned round in place, or -1: a fix without a
-   * usable course in a slow stretch that does not show the vehicle leaving the way it came (`mayTurnRound`).
+   * usable course in a slow stretch that does not show the vehicle leaving the way it came (`turnableFixes`).
    */
   private readonly lastTurnable: Int32Array;
   /** Views of the step's per-candidate arrays come from here. */
@@ -1037,6 +1037,14 @@ export class TraceMatcher {
       drivenStretch(stretches, piece) >= 0 ||
       jitterEdges.includes(piece[0]) ||
       (frontier !== null && piece[0] === frontier.edge && piece[2] <= frontier.offsetM + 1e-6);
+    // The vehicle is at this road position at decoded fix `point`: when the path has driven it, the fixes thinned
+    // after that one may be snapped to that stretch. False when the path has not driven it.
+    const standsOn = (edge: number, offsetM: number, point: number): boolean => {
+      const on = drivenStretch(stretches, [edge, offsetM, offsetM]);
+      if (on < 0) return false;
+      stretches[on]!.toPoint = Math.max(stretches[on]!.toPoint, point);
+      return true;
+    };
     for (let k = 1; k < chain.length; k++) {
       const prev = chain[k - 1]!;
       const cur = chain[k]!;
@@ -1048,10 +1056,7 @@ export class TraceMatcher {
           frontier = { edge: pc.edge, offsetM: pc.offsetM };
           frontierPoint = prev.point;
         }
-        const on = drivenStretch(stretches, [cc.edge, cc.offsetM, cc.offsetM]);
-        // The vehicle is on that stretch at this fix: the fixes thinned after it may be snapped there.
-        if (on >= 0) stretches[on]!.toPoint = Math.max(stretches[on]!.toPoint, cur.point);
-        else jitterEdges.push(cc.edge);
+        if (!standsOn(cc.edge, cc.offsetM, cur.point)) jitterEdges.push(cc.edge);
         continue;
       }
       const pieces: Array<[edge: number, startM: number, endM: number]> = [];
@@ -1089,8 +1094,7 @@ export class TraceMatcher {
           if (behind === pieces.length) {
             // Still behind the furthest position, on the road already driven (pulling away from a stop whose
             // centroid lay past the stop line): nothing new was driven, and the frontier stays.
-            const on = drivenStretch(stretches, [cc.edge, cc.offsetM, cc.offsetM]);
-            if (on >= 0) stretches[on]!.toPoint = Math.max(stretches[on]!.toPoint, cur.point);
+            standsOn(cc.edge, cc.offsetM, cur.point);
             continue;
           }
           // The move leaves the road already driven before reaching the furthest position: the path went on past
