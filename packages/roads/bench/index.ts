@@ -123,7 +123,34 @@ function throughput(graph: RoadGraph, traces: TracePoint[][], points: number): {
   return { cpu, wall };
 }
 
+/**
+ * Faults of a matched path as a map would show them: joins where a segment does not start where the one before it
+ * ended (in one sub-trace), and U-turn pairs (an edge followed by its reverse) that the route itself does not make.
+ */
+function pathFaults(graph: RoadGraph, route: RouteResult, result: MatchResult): { breaks: number; uTurns: number } {
+  const d = graph.data;
+  let breaks = 0;
+  let uTurns = 0;
+  for (let k = 1; k < result.path.length; k++) {
+    const a = result.path[k - 1]!;
+    const b = result.path[k]!;
+    if (a.subTrace !== b.subTrace) continue;
+    const joined =
+      a.edge === b.edge
+        ? Math.abs(b.startM - a.endM) <= 0.01
+        : d.edgeTo[a.edge] === d.edgeFrom[b.edge] && a.endM >= d.edgeLengthM[a.edge]! - 0.01 && b.startM <= 0.01;
+    if (!joined) breaks++;
+    if (d.edgeFrom[a.edge] === d.edgeTo[b.edge] && d.edgeTo[a.edge] === d.edgeFrom[b.edge]) {
+      const inRoute = route.edges.some((e, j) => j > 0 && e === b.edge && route.edges[j - 1] === a.edge);
+      if (!inRoute) uTurns++;
+    }
+  }
+  return { breaks, uTurns };
+}
+
 function accuracy(graph: RoadGraph, w: Workload) {
+  let breaks = 0;
+  let uTurns = 0;
   let length = 0;
   let recall = 0;
   let precision = 0;
@@ -138,12 +165,17 @@ function accuracy(graph: RoadGraph, w: Workload) {
     precision += a.pathPrecision * r.lengthM;
     pointsRight += a.pointAccuracy * trace.points.length;
     share += result.matchedShare;
+    const faults = pathFaults(graph, r, result);
+    breaks += faults.breaks;
+    uTurns += faults.uTurns;
   });
   return {
     recall: recall / length,
     precision: precision / length,
     points: pointsRight / w.points,
     share: share / w.routes.length,
+    breaks,
+    uTurns,
   };
 }
 
@@ -159,9 +191,9 @@ async function main() {
     '\n## Map matching (sigma 10 m GPS noise, 20 s waits at signals, synthetic traces along random routes; "+ speed/course": the same fixes with Doppler speed and course, 0.15 m/s error per axis)',
   );
   console.log(
-    `| graph | sampling | routes | fixes | matched fixes/s (CPU) | matched fixes/s (wall) | route length on right edges | matched path on route | fixes on right edge | mean matchedShare |`,
+    `| graph | sampling | routes | fixes | matched fixes/s (CPU) | matched fixes/s (wall) | route length on right edges | matched path on route | fixes on right edge | mean matchedShare | path joins broken | U-turn pairs |`,
   );
-  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const { name, graph } of cases) {
     for (const intervalS of [1, 30]) {
       const positions = workload(graph, intervalS);
@@ -177,13 +209,13 @@ async function main() {
         );
         const a = accuracy(graph, w);
         console.log(
-          `| ${name} | ${label} | ${w.routes.length} | ${w.points} | ${Math.round(rate.cpu).toLocaleString('en-US')} | ${Math.round(rate.wall).toLocaleString('en-US')} | ${pct(a.recall)} | ${pct(a.precision)} | ${pct(a.points)} | ${a.share.toFixed(3)} |`,
+          `| ${name} | ${label} | ${w.routes.length} | ${w.points} | ${Math.round(rate.cpu).toLocaleString('en-US')} | ${Math.round(rate.wall).toLocaleString('en-US')} | ${pct(a.recall)} | ${pct(a.precision)} | ${pct(a.points)} | ${a.share.toFixed(3)} | ${a.breaks} | ${a.uTurns} |`,
         );
       }
     }
   }
   console.log(
-    '\n"route length on right edges": share of the driven route whose edges are in the matched path; "matched path on route": share of the matched path on edges of the route (1 - detours); "fixes on right edge": fixes matched to the edge they were on (near junctions a fix on the neighbouring edge counts as wrong).',
+    '\n"route length on right edges": share of the driven route whose edges are in the matched path; "matched path on route": share of the matched path on edges of the route (1 - detours); "fixes on right edge": fixes matched to the edge they were on (near junctions a fix on the neighbouring edge counts as wrong); "path joins broken": consecutive segments of the matched path where one does not start where the one before ended; "U-turn pairs": an edge of the matched path followed by its reverse where the route does not turn so.',
   );
   rmSync(dir, { recursive: true, force: true });
 }
