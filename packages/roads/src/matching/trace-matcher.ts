@@ -238,6 +238,10 @@ function turnedSince(tail: Step, course: number): boolean {
  */
 const TURN_ROUND_MIN_DEG = 135;
 
+/** `droveOnBetween`: how far (in sigmas) the fixes compared lie from the steps, and within how many seconds. */
+const ON_MIN_SIGMAS = 4;
+const ON_WINDOW_S = 60;
+
 /** How many seconds of courses before and after a slow stretch `turnableFixes` compares (at least one fix each). */
 const TURN_ROUND_WINDOW_S = 10;
 
@@ -371,6 +375,8 @@ export class TraceMatcher {
    * usable course in a slow stretch that does not show the vehicle leaving the way it came (`turnableFixes`).
    */
   private readonly lastTurnable: Int32Array;
+  /** Whether any fix has a usable course (else turning round is judged by positions: `droveOnBetween`). */
+  private readonly hasCourses: boolean;
   /** Views of the step's per-candidate arrays come from here. */
   private readonly slabs = new Slabs();
   /** The candidates of the fix being decoded, before they are copied into views of their exact length. */
@@ -417,6 +423,7 @@ export class TraceMatcher {
       this.moving[i] = speedMps !== undefined && speedMps > STOP_SPEED_MPS ? 1 : 0;
     }
     this.lastTurnable = turnableFixes(this.course, this.timeMs);
+    this.hasCourses = this.course.some((c) => !Number.isNaN(c));
     const most = 2 * o.maxCandidates;
     this.found = {
       edge: new Int32Array(most),
@@ -501,7 +508,8 @@ export class TraceMatcher {
         chain.push(step);
         continue;
       }
-      if (this.transition(last, step, dtS, this.stoodBetween(last.point, i))) {
+      const mayStand = this.hasCourses ? this.stoodBetween(last.point, i) : !this.droveOnBetween(last, step, i);
+      if (this.transition(last, step, dtS, mayStand)) {
         for (const k of pending) this.reasons[k] = 'outlier';
         pending = [];
         chain.push(step);
@@ -520,6 +528,44 @@ export class TraceMatcher {
     for (const k of pending) this.reasons[k] = 'outlier';
     close();
     return chains;
+  }
+
+  /**
+   * Without courses: whether the positions around two decoded steps show the vehicle driving on rather than turning
+   * round between them. The direction it arrived from (from the last fix `ON_MIN_SIGMAS` sigmas before the first
+   * step's position) and the one it left in (to the first fix that far after the second step's last fix), each within
+   * `ON_WINDOW_S`, are compared: less than `TURN_ROUND_MIN_DEG` apart, it did not turn round. False when either is
+   * missing.
+   */
+  private droveOnBetween(a: Step, b: Step, bPoint: number): boolean {
+    const { lon, lat, timeMs, kx, ky } = this;
+    const windowMs = ON_WINDOW_S * 1000;
+    let before = -1;
+    // The fixes' own sigmas: a stop's step has the smaller sigma of its centroid.
+    const reachA = ON_MIN_SIGMAS * this.sigmaM[a.point]!;
+    for (let i = a.point - 1; i >= 0 && !(timeMs[a.point]! - timeMs[i]! > windowMs); i--) {
+      if (Math.hypot((lon[i]! - a.lon) * kx, (lat[i]! - a.lat) * ky) >= reachA) {
+        before = i;
+        break;
+      }
+    }
+    if (before < 0) return false;
+    const bLast = this.stopUntil[bPoint]! >= 0 ? this.stopUntil[bPoint]! : bPoint;
+    const reachB = ON_MIN_SIGMAS * this.sigmaM[bLast]!;
+    let after = -1;
+    for (let i = bLast + 1; i < lon.length && !(timeMs[i]! - timeMs[bLast]! > windowMs); i++) {
+      if (Math.hypot((lon[i]! - b.lon) * kx, (lat[i]! - b.lat) * ky) >= reachB) {
+        after = i;
+        break;
+      }
+    }
+    if (after < 0) return false;
+    const inX = (a.lon - lon[before]!) * kx;
+    const inY = (a.lat - lat[before]!) * ky;
+    const outX = (lon[after]! - b.lon) * kx;
+    const outY = (lat[after]! - b.lat) * ky;
+    const cos = (inX * outX + inY * outY) / (Math.hypot(inX, inY) * Math.hypot(outX, outY));
+    return cos > Math.cos((TURN_ROUND_MIN_DEG * Math.PI) / 180);
   }
 
   /**
@@ -873,9 +919,11 @@ export class TraceMatcher {
     const d = this.graph.data;
     if (ahead === d.edgeReverse[behind]) return true;
     if (viaM === 0) return false;
-    const path = this.search.edgesTo(d.edgeFrom[ahead]!);
-    if (path.length === 0) return false;
-    return path[0] === d.edgeReverse[behind] || path[path.length - 1] === d.edgeReverse[ahead];
+    // The way's first and last edges only (no array of the whole way: this runs for many candidate pairs).
+    const entry = d.edgeFrom[ahead]!;
+    const first = this.search.firstEdgeTo(entry);
+    if (first < 0) return false;
+    return first === d.edgeReverse[behind] || this.search.lastEdgeTo(entry) === d.edgeReverse[ahead];
   }
 
   /**
