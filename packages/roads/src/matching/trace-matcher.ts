@@ -241,6 +241,8 @@ const TURN_ROUND_MIN_DEG = 135;
 /** `droveOnBetween`: how far (in sigmas) the fixes compared lie from the steps, and within how many seconds. */
 const ON_MIN_SIGMAS = 4;
 const ON_WINDOW_S = 60;
+/** `droveOnBetween` looks at most this many fixes each way (the bound for a trace without times, or a dense one). */
+const ON_MAX_FIXES = 600;
 
 /** How many seconds of courses before and after a slow stretch `turnableFixes` compares (at least one fix each). */
 const TURN_ROUND_WINDOW_S = 10;
@@ -252,7 +254,7 @@ const TURN_ROUND_WINDOW_S = 10;
  * `TURN_ROUND_WINDOW_S` before the stretch and those after it all lie within `TURN_ROUND_MIN_DEG` of one another,
  * the vehicle left the way it arrived (or round a corner), so it did not turn round where it stood. A stretch at
  * either end of the trace, or in a trace without courses, is not framed and allows a turn, as before courses
- * counted. Without this a vehicle waiting at a signal could turn round for free: the decoder put the stop a few
+ * counted (a trace without courses is judged by positions instead where the decoder turns round: `droveOnBetween`). Without this a vehicle waiting at a signal could turn round for free: the decoder put the stop a few
  * metres onto the reverse direction or a cross street at the node and came back (the synthetic city's signal
  * waits in the roads bench).
  */
@@ -380,14 +382,7 @@ export class TraceMatcher {
   /** Views of the step's per-candidate arrays come from here. */
   private readonly slabs = new Slabs();
   /** The candidates of the fix being decoded, before they are copied into views of their exact length. */
-  private readonly found: {
-    edge: Int32Array;
-    offsetM: Float64Array;
-    snapLon: Float64Array;
-    snapLat: Float64Array;
-    distanceM: Float64Array;
-    logEmission: Float64Array;
-  };
+  private readonly found: Pick<Step, 'edge' | 'offsetM' | 'snapLon' | 'snapLat' | 'distanceM' | 'logEmission'>;
   private readonly scratch: Transition = {
     prev: undefined as unknown as Step,
     cur: undefined as unknown as Step,
@@ -534,8 +529,8 @@ export class TraceMatcher {
    * Without courses: whether the positions around two decoded steps show the vehicle driving on rather than turning
    * round between them. The direction it arrived from (from the last fix `ON_MIN_SIGMAS` sigmas before the first
    * step's position) and the one it left in (to the first fix that far after the second step's last fix), each within
-   * `ON_WINDOW_S`, are compared: less than `TURN_ROUND_MIN_DEG` apart, it did not turn round. False when either is
-   * missing.
+   * `ON_WINDOW_S` and `ON_MAX_FIXES`, are compared: less than `TURN_ROUND_MIN_DEG` apart, it did not turn round.
+   * False when either is missing.
    */
   private droveOnBetween(a: Step, b: Step, bPoint: number): boolean {
     const { lon, lat, timeMs, kx, ky } = this;
@@ -543,7 +538,8 @@ export class TraceMatcher {
     let before = -1;
     // The fixes' own sigmas: a stop's step has the smaller sigma of its centroid.
     const reachA = ON_MIN_SIGMAS * this.sigmaM[a.point]!;
-    for (let i = a.point - 1; i >= 0 && !(timeMs[a.point]! - timeMs[i]! > windowMs); i--) {
+    const firstLooked = Math.max(0, a.point - ON_MAX_FIXES);
+    for (let i = a.point - 1; i >= firstLooked && !(timeMs[a.point]! - timeMs[i]! > windowMs); i--) {
       if (Math.hypot((lon[i]! - a.lon) * kx, (lat[i]! - a.lat) * ky) >= reachA) {
         before = i;
         break;
@@ -553,7 +549,8 @@ export class TraceMatcher {
     const bLast = this.stopUntil[bPoint]! >= 0 ? this.stopUntil[bPoint]! : bPoint;
     const reachB = ON_MIN_SIGMAS * this.sigmaM[bLast]!;
     let after = -1;
-    for (let i = bLast + 1; i < lon.length && !(timeMs[i]! - timeMs[bLast]! > windowMs); i++) {
+    const lastLooked = Math.min(lon.length - 1, bLast + ON_MAX_FIXES);
+    for (let i = bLast + 1; i <= lastLooked && !(timeMs[i]! - timeMs[bLast]! > windowMs); i++) {
       if (Math.hypot((lon[i]! - b.lon) * kx, (lat[i]! - b.lat) * ky) >= reachB) {
         after = i;
         break;
