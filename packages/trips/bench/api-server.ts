@@ -3,14 +3,18 @@
 // <bytes>` serves a bare Fastify route answering a fixed JSON body of that size (the ceiling). With
 // BENCH_API_WORKERS=n above 1, n worker processes (node:cluster) serve it on one port, as `trips serve`
 // does with TRIPS_API_WORKERS=n (the ceiling too, so that the two are compared like for like).
+// BENCH_READ_THREADS=n (SQLite): the vehicle, driver and fleet reads on n reader threads, as `trips serve` runs
+// them with TRIPS_READ_THREADS=n (default 0 here: on the event loop).
 import cluster from 'node:cluster';
 import { createLogger } from '@svc/platform';
 import Fastify from 'fastify';
 import { buildApiApp } from '../src/api/build-api-app.ts';
 import { openTripsDatabase } from '../src/store/open-trips-database.ts';
+import { threadWindowReads } from '../src/store/window-reads.ts';
 
 const [mode, arg, schema] = process.argv.slice(2);
 const workers = Number(process.env.BENCH_API_WORKERS ?? 1);
+const readThreads = Number(process.env.BENCH_READ_THREADS ?? 0);
 
 const openStore = () =>
   mode === 'api-pg'
@@ -29,10 +33,16 @@ async function start(): Promise<number> {
   }
   const database = await openStore();
   // Production settings: one JSON log line per request (to this process's stdout, a file in the bench).
+  const logger = createLogger({ level: 'info', name: 'trips' });
+  const windowReads =
+    readThreads > 0 && database.sqliteFile
+      ? await threadWindowReads({ file: database.sqliteFile, threads: readThreads, fallback: database.db, logger })
+      : undefined;
   const app = await buildApiApp({
     environment: 'production',
     database,
-    logger: createLogger({ level: 'info', name: 'trips' }),
+    logger,
+    ...(windowReads ? { windowReads } : {}),
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();

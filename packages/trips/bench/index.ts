@@ -29,14 +29,14 @@ const log = (s: string) => process.stdout.write(`${s}\n`);
 
 function startProcess(
   args: string[],
-  options: { logFile?: string } = {},
+  options: { logFile?: string; env?: Record<string, string> } = {},
 ): Promise<{ child: ChildProcess; port: number }> {
   // A server's log (one line per request) goes to a file, as in production, not through a pipe that this
   // process, which also generates the load, would have to read.
   const stdout = options.logFile ? openSync(options.logFile, 'w') : 'pipe';
   const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
     cwd: path.join(here, '..'),
-    env: process.env,
+    env: { ...process.env, ...options.env },
     stdio: ['ignore', stdout, 'pipe'],
   });
   if (typeof stdout === 'number') closeSync(stdout);
@@ -366,10 +366,76 @@ async function ingestBenchmark(kind: 'sqlite' | 'postgres', pgUrl?: string) {
   }
 }
 
+/**
+ * What a window read (the driver and vehicle lists over the bench store's four fleets and 1,000 vehicles) does to
+ * the requests beside it: the breakdown of random trips from 10 connections while 2 clients ask for the lists back
+ * to back, with the lists read on the event loop (BENCH_READ_THREADS=0) and on a reader thread (1), as `trips
+ * serve` reads them with TRIPS_READ_THREADS. SQLite only: on PostgreSQL the reads wait without holding the loop.
+ */
+async function windowReadsBenchmark() {
+  log(
+    `\n== Window reads beside trip reads: ${TOTAL.toLocaleString('en')} trips in SQLite; breakdowns from 10 connections, driver and vehicle lists (four fleets, 1,000 vehicles) from 2 clients, ${DURATION_S} s per run ==`,
+  );
+  const data = await readBenchDatabase(DATA, TOTAL, log);
+  if (data.store.kind !== 'sqlite') return;
+  const file = data.store.file;
+  log(`  ${readIntoPageCache(file)}`);
+  const auth = { authorization: `Bearer ${data.token}` };
+  const ids = data.tripIds;
+  await data.database.close();
+  for (const threads of [0, 1]) {
+    const api = await startProcess(['bench/api-server.ts', 'api', file], {
+      logFile: path.join(DATA, 'api-server.log'),
+      env: { BENCH_READ_THREADS: String(threads) },
+    });
+    const base = `http://127.0.0.1:${api.port}`;
+    try {
+      const lists = ['/v1/drivers?limit=100', '/v1/vehicles?limit=100&sort=-score'];
+      let running = true;
+      const listMs: number[] = [];
+      let listErrors = 0;
+      const client = async (offset: number) => {
+        for (let i = offset; running; i++) {
+          const started = performance.now();
+          const res = await fetch(`${base}${lists[i % lists.length]}`, { headers: auth });
+          await res.arrayBuffer();
+          if (res.status !== 200) listErrors++;
+          listMs.push(performance.now() - started);
+        }
+      };
+      let k = 0;
+      const clients = [client(0), client(1)];
+      const result = await autocannon({
+        url: `${base}/v1/trips/${ids[0]}/score-breakdown`,
+        connections: 10,
+        duration: DURATION_S,
+        headers: auth,
+        requests: [{ setupRequest: (req) => ({ ...req, path: `/v1/trips/${ids[k++ % ids.length]}/score-breakdown` }) }],
+      });
+      running = false;
+      await Promise.all(clients);
+      listMs.sort((a, b) => a - b);
+      const at = (q: number) => Math.round(listMs[Math.min(listMs.length - 1, Math.floor(q * listMs.length))] ?? 0);
+      log(
+        `  lists ${threads === 0 ? 'on the event loop ' : 'on a reader thread'}: breakdown ${Math.round(result.requests.average).toLocaleString('en').padStart(6)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms${result.non2xx + result.errors ? ` (${result.non2xx + result.errors} errors)` : ''}; lists ${(listMs.length / DURATION_S).toFixed(1)}/s, p50 ${at(0.5)} ms, p99 ${at(0.99)} ms${listErrors ? ` (${listErrors} errors)` : ''}`,
+      );
+    } finally {
+      await stop(api.child);
+    }
+  }
+}
+
 log(
   `trips benchmarks on ${os.cpus()[0]?.model ?? 'unknown CPU'} x${os.cpus().length}, Node ${process.version}, ${os.platform()} ${os.release()}`,
 );
-if (process.env.BENCH_ONLY !== 'ingest') await readBenchmarks();
+if (process.env.BENCH_ONLY === 'window-reads') {
+  await windowReadsBenchmark();
+  process.exit(0);
+}
+if (process.env.BENCH_ONLY !== 'ingest') {
+  await readBenchmarks();
+  if (process.env.BENCH_READ_STORE !== 'postgres') await windowReadsBenchmark();
+}
 if (process.env.BENCH_ONLY === 'read') process.exit(0);
 log(
   `\n== Ingest: 20-minute 1 Hz trips (1,200 GPS fixes), through HTTP into a real \`trips serve\` with 1 scoring thread ==`,

@@ -103,6 +103,9 @@ export const tripsConfigSpec = {
   ingestThreads: env('TRIPS_INGEST_THREADS', positiveIntSchema(1), {
     doc: 'Worker threads parsing, checking and compressing uploads, so that no upload holds the event loop that serves the API',
   }),
+  readThreads: env('TRIPS_READ_THREADS', nonNegativeInt(1), {
+    doc: 'Worker threads per API process reading the vehicle, driver and fleet lists and profiles from a SQLite store, so that summing a large fleet does not hold the event loop (0: read them on the event loop; not used on PostgreSQL)',
+  }),
   scoringThreads: env('TRIPS_SCORING_THREADS', positiveIntSchema(1), {
     doc: 'Worker threads scoring trips (each holds a copy of the road graph)',
   }),

@@ -50,7 +50,7 @@ describe.each(testDialects())('driver list on $label', (dialect) => {
         echoDrivers.push(driverId);
       }
       echoToken = (await createApiToken(database.db, { environment: 'sandbox', fleets: ['fleet_echo'] })).secret;
-      app = await sandboxApiApp(database, nowMs);
+      app = await sandboxApiApp(database, nowMs, { readerThreads: true });
     });
     afterAll(async () => {
       await app?.close();

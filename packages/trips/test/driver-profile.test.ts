@@ -34,7 +34,7 @@ describe.each(testDialects())('driver profile on $label', (dialect) => {
         await createDriver(database.db, { fleetId, driverId: 'drv-shared', name: `Shared of ${fleetId}` });
       }
       await createDriver(database.db, { fleetId: 'fleet_alpha', driverId: 'drv-idle', name: 'Idle Driver' });
-      app = await sandboxApiApp(database, nowMs);
+      app = await sandboxApiApp(database, nowMs, { readerThreads: true });
     });
     afterAll(async () => {
       await app?.close();

@@ -84,7 +84,7 @@ describe.each(testDialects())('fleet risk profiles on $label', (dialect) => {
           admin: true,
         })
       ).secret;
-      app = await sandboxApiApp(database, nowMs);
+      app = await sandboxApiApp(database, nowMs, { readerThreads: true });
     });
     afterAll(async () => {
       await app?.close();

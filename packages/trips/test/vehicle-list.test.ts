@@ -67,7 +67,7 @@ describe.each(testDialects())('vehicle list on $label', (dialect) => {
       }
       deltaToken = (await createApiToken(database.db, { environment: 'sandbox', fleets: ['fleet_delta'] })).secret;
       // A fixed clock: the list and the profiles it is compared with share one window.
-      app = await sandboxApiApp(database, nowMs);
+      app = await sandboxApiApp(database, nowMs, { readerThreads: true });
     });
     afterAll(async () => {
       await app?.close();

@@ -18,6 +18,8 @@ export interface Database<DB> {
   dialect: DialectName;
   /** Where it lives, safe to log (no password). */
   location: string;
+  /** The SQLite file (absolute), when the store is a SQLite file; undefined on PostgreSQL and for `:memory:`. */
+  sqliteFile?: string;
   /** Migrations this open applied, in order (empty when the store was up to date or none were given). */
   migrationsApplied: readonly string[];
   /** Throws a DatabaseUnavailableError when the database does not answer. Used by readiness probes. */
@@ -67,6 +69,11 @@ export interface OpenDatabaseOptions {
   sqliteCacheKb?: number;
   /** Bytes of the SQLite file read through a memory map (default 1 GiB; 0 turns it off). */
   sqliteMmapBytes?: number;
+  /**
+   * Open an existing SQLite file for reading only (a second connection beside the one that writes, e.g. on a
+   * worker thread): no folder is created, no pragma that writes is run, and migrations may not be given.
+   */
+  sqliteReadOnly?: boolean;
 }
 
 /**
@@ -74,6 +81,9 @@ export interface OpenDatabaseOptions {
  * Fails fast with a one-line {@link DatabaseUnavailableError} when the server cannot be reached.
  */
 export async function openDatabase<DB>(options: OpenDatabaseOptions): Promise<Database<DB>> {
+  if (options.sqliteReadOnly && (options.url || options.migrations)) {
+    throw new Error('sqliteReadOnly opens an existing SQLite file: give neither a URL nor migrations');
+  }
   const database = options.url ? openPostgres<DB>(options.url, options) : openSqlite<DB>(options);
   try {
     await database.ping();
@@ -89,7 +99,9 @@ export async function openDatabase<DB>(options: OpenDatabaseOptions): Promise<Da
 
 function openSqlite<DB>(options: OpenDatabaseOptions): Database<DB> {
   const file = options.sqliteFile ?? path.resolve('data', 'app.db');
-  if (file !== ':memory:') {
+  const readOnly = options.sqliteReadOnly === true;
+  if (readOnly && file === ':memory:') throw new Error('an in-memory SQLite database cannot be opened read-only');
+  if (file !== ':memory:' && !readOnly) {
     try {
       mkdirSync(path.dirname(file), { recursive: true });
     } catch (err) {
@@ -100,11 +112,13 @@ function openSqlite<DB>(options: OpenDatabaseOptions): Database<DB> {
   }
   let handle: SQLite.Database;
   try {
-    handle = new SQLite(file);
-    handle.pragma('journal_mode = WAL');
-    // NORMAL is durable across process crashes in WAL mode; only an OS crash can lose the last commits.
-    handle.pragma('synchronous = NORMAL');
-    handle.pragma('foreign_keys = ON');
+    handle = readOnly ? new SQLite(file, { readonly: true, fileMustExist: true }) : new SQLite(file);
+    if (!readOnly) {
+      handle.pragma('journal_mode = WAL');
+      // NORMAL is durable across process crashes in WAL mode; only an OS crash can lose the last commits.
+      handle.pragma('synchronous = NORMAL');
+      handle.pragma('foreign_keys = ON');
+    }
     handle.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`);
     // Reads of a large store are random page lookups: a bigger page cache and memory-mapped reads
     // (no read() system call per page) make them several times cheaper. Both are upper bounds; the OS
@@ -124,6 +138,7 @@ function openSqlite<DB>(options: OpenDatabaseOptions): Database<DB> {
     db,
     dialect: 'sqlite',
     location: `sqlite:${file}`,
+    ...(file === ':memory:' ? {} : { sqliteFile: path.resolve(file) }),
     migrationsApplied: [],
     async ping() {
       await sql`select 1`.execute(db);

@@ -14,6 +14,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { Environment } from '../environment.ts';
 import { failoverRateLimitStore, rateLimitDegraded } from '../rate-limit/failover-store.ts';
 import type { TripsDatabase } from '../store/open-trips-database.ts';
+import { inlineWindowReads, type WindowReads } from '../store/window-reads.ts';
 import { ApiError } from './api-error.ts';
 import { type ConfirmScope, confirmScope, type RequestScope, resolveScope } from './auth.ts';
 import { registerDriverRoutes } from './driver-routes.ts';
@@ -39,6 +40,11 @@ export interface ApiAppOptions {
   metricsToken?: string | undefined;
   /** Browser origins allowed to call the API (TRIPS_CORS_ORIGINS), or `*`; no CORS when empty. */
   corsOrigins?: string[] | undefined;
+  /**
+   * Where the vehicle, driver and fleet lists and profiles are read: reader threads (threadWindowReads) for a
+   * server on a SQLite file; by default on `database`'s connection.
+   */
+  windowReads?: WindowReads;
 }
 
 /**
@@ -203,9 +209,10 @@ export async function buildApiApp(options: ApiAppOptions): Promise<FastifyInstan
         return false;
       };
       registerTripRoutes(v1, { database, clock, confirm });
-      registerVehicleRoutes(v1, { database, clock });
-      registerDriverRoutes(v1, { database, clock });
-      registerFleetRoutes(v1, { database, clock });
+      const reads = options.windowReads ?? inlineWindowReads(database.db);
+      registerVehicleRoutes(v1, { database, clock, reads });
+      registerDriverRoutes(v1, { database, clock, reads });
+      registerFleetRoutes(v1, { database, clock, reads });
     },
     { prefix: '/v1' },
   );

@@ -1,27 +1,30 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { FLEET_ID_PATTERN } from '../ids.ts';
-import { fleetProfile, fleetSummaries, sortFleets } from '../store/fleet-profile.ts';
+import { sortFleets } from '../store/fleet-profile.ts';
 import type { TripsDatabase } from '../store/open-trips-database.ts';
+import type { WindowReads } from '../store/window-reads.ts';
 import { badRequest, notFound } from './api-error.ts';
 import { parseFleetListQuery, parseVehicleQuery } from './query-params.ts';
 
 interface Deps {
   database: TripsDatabase;
   clock: () => number;
+  /** Where the window sums are read (reader threads on a SQLite file, see store/window-reads.ts). */
+  reads: WindowReads;
 }
 
 /**
  * `GET /v1/fleets`: the fleets in scope with their window's risk, under `fleets`, paged like the other
  * lists; `GET /v1/fleets/{fleetId}`: one fleet's risk profile with its riskiest vehicles, under `fleet`.
  */
-export function registerFleetRoutes(app: FastifyInstance, { database, clock }: Deps): void {
+export function registerFleetRoutes(app: FastifyInstance, { clock, reads }: Deps): void {
   app.get('/fleets', async (req, reply) => {
     const scope = req.scope;
     if (!scope) throw new Error('request reached a handler without a scope');
     const query = parseFleetListQuery(req.query as Record<string, unknown>);
     const nowMs = clock();
     const all = sortFleets(
-      await fleetSummaries(database.db, scope.fleets, { nowMs, windowDays: query.windowDays }),
+      await reads.read('fleetList', scope.fleets, { nowMs, windowDays: query.windowDays }),
       query.sort,
     );
     const total = all.length;
@@ -42,7 +45,7 @@ export function registerFleetRoutes(app: FastifyInstance, { database, clock }: D
       );
     }
     const { windowDays } = parseVehicleQuery(req.query as Record<string, unknown>);
-    const fleet = await fleetProfile(database.db, scope.fleets, fleetId, { nowMs: clock(), windowDays });
+    const fleet = await reads.read('fleetProfile', scope.fleets, fleetId, { nowMs: clock(), windowDays });
     if (!fleet) throw notFound(`fleet ${fleetId} not found`);
     return reply.type('application/json; charset=utf-8').send(JSON.stringify({ ok: true, fleet }));
   });

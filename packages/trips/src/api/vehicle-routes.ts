@@ -1,26 +1,27 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { canonicalPlate, PLATE_PATTERN } from '../ids.ts';
 import type { TripsDatabase } from '../store/open-trips-database.ts';
-import { listVehicleSummaries } from '../store/vehicle-list.ts';
-import { vehicleProfile } from '../store/vehicle-profile.ts';
+import type { WindowReads } from '../store/window-reads.ts';
 import { badRequest, notFound } from './api-error.ts';
 import { parseVehicleListQuery, parseVehicleQuery } from './query-params.ts';
 
 interface Deps {
   database: TripsDatabase;
   clock: () => number;
+  /** Where the window sums are read (reader threads on a SQLite file, see store/window-reads.ts). */
+  reads: WindowReads;
 }
 
 /**
  * `GET /v1/vehicles`: the vehicles in scope with their window's scores, under `vehicles`, paged like the
  * trip list; `GET /v1/vehicles/{plate}`: the vehicle risk profile and its driver roster, under `vehicle`.
  */
-export function registerVehicleRoutes(app: FastifyInstance, { database, clock }: Deps): void {
+export function registerVehicleRoutes(app: FastifyInstance, { clock, reads }: Deps): void {
   app.get('/vehicles', async (req, reply) => {
     const scope = req.scope;
     if (!scope) throw new Error('request reached a handler without a scope');
     const query = parseVehicleListQuery(req.query as Record<string, unknown>);
-    const { vehicles, total, window } = await listVehicleSummaries(database.db, scope.fleets, {
+    const { vehicles, total, window } = await reads.read('vehicleList', scope.fleets, {
       nowMs: clock(),
       windowDays: query.windowDays,
       sort: query.sort,
@@ -46,7 +47,7 @@ export function registerVehicleRoutes(app: FastifyInstance, { database, clock }:
       );
     }
     const { windowDays } = parseVehicleQuery(req.query as Record<string, unknown>);
-    const vehicle = await vehicleProfile(database.db, scope.fleets, plate, { nowMs: clock(), windowDays });
+    const vehicle = await reads.read('vehicleProfile', scope.fleets, plate, { nowMs: clock(), windowDays });
     if (!vehicle) throw notFound(`vehicle ${plate} not found`);
     return reply.type('application/json; charset=utf-8').send(JSON.stringify({ ok: true, vehicle }));
   });

@@ -8,6 +8,7 @@ import { threadUploadPreparer, type UploadPreparer } from '../ingest/upload-prep
 import type { TripScorer } from '../scoring/trip-scorer.ts';
 import { otherModelsNotice, tripsScoredByOtherModels } from '../store/model-versions.ts';
 import { openTripsDatabase, type TripsDatabase } from '../store/open-trips-database.ts';
+import { inlineWindowReads, threadWindowReads, type WindowReads } from '../store/window-reads.ts';
 import { databaseOptionsFor } from './database-location.ts';
 import { type RetentionTask, startLocationRetention } from './location-retention.ts';
 
@@ -74,10 +75,10 @@ export async function startEnvironment(options: EnvironmentServiceOptions): Prom
   }
   const ownPreparer = options.preparer ? null : await threadUploadPreparer({ threads: config.ingestThreads });
   const preparer = options.preparer ?? ownPreparer!;
-  const api =
-    options.serveApi === false
-      ? undefined
-      : await buildEnvironmentApi(environment, config, logger, database, options.redis, clock);
+  const windowReads = options.serveApi === false ? undefined : await startWindowReads(config, database, logger);
+  const api = windowReads
+    ? await buildEnvironmentApi(environment, config, logger, database, options.redis, clock, windowReads)
+    : undefined;
   const ingest = await buildIngestApp({
     environment,
     database,
@@ -118,6 +119,7 @@ export async function startEnvironment(options: EnvironmentServiceOptions): Prom
     });
   } catch (err) {
     await apiServer?.shutdown();
+    await windowReads?.close();
     await ownPreparer?.close();
     await database.close();
     throw err;
@@ -139,6 +141,7 @@ export async function startEnvironment(options: EnvironmentServiceOptions): Prom
     shutdown() {
       stopping ??= (async () => {
         await Promise.all([apiServer?.shutdown('stop'), ingestServer.shutdown('stop')]);
+        await windowReads?.close();
         await ownPreparer?.close();
         await retention?.stop();
         await worker?.stop();
@@ -180,12 +183,14 @@ function buildEnvironmentApi(
   database: TripsDatabase,
   redis: Redis | undefined,
   clock: () => number,
+  windowReads: WindowReads,
 ) {
   return buildApiApp({
     environment,
     database,
     logger,
     clock,
+    windowReads,
     rateLimit: { perMinute: config.rateLimitPerMin, redis },
     metricsToken: config.metricsToken,
     corsOrigins: config.corsOrigins,
@@ -207,15 +212,17 @@ export async function runApiWorker(options: {
   const { config, environment, redis } = options;
   const logger = options.logger.child({ environment, apiWorker: process.pid });
   const database = await openEnvironmentDatabase(config, environment);
+  let windowReads: WindowReads | undefined;
   try {
-    const api = await buildEnvironmentApi(environment, config, logger, database, redis, Date.now);
+    windowReads = await startWindowReads(config, database, logger);
+    const api = await buildEnvironmentApi(environment, config, logger, database, redis, Date.now, windowReads);
     const server = await serve(api, {
       host: config.host,
       port: environment === 'production' ? config.port : config.sandboxPort,
       settings: apiSettings(config, environment),
       logger,
       shutdownTimeoutMs: config.shutdownTimeoutMs,
-      onShutdown: [() => database.close(), () => redis?.disconnect()],
+      onShutdown: [() => windowReads?.close(), () => database.close(), () => redis?.disconnect()],
       onExit: (code) => {
         process.exitCode = code;
         // The IPC channel to the main process would keep this process alive.
@@ -228,7 +235,24 @@ export async function runApiWorker(options: {
     });
     return server;
   } catch (err) {
+    await windowReads?.close();
     await database.close();
     throw err;
+  }
+}
+
+/**
+ * Where an API process reads the window sums (store/window-reads.ts): TRIPS_READ_THREADS reader threads on a
+ * SQLite file, else the API's own connection. Reader threads that cannot start (a file this user may only
+ * write through the main connection, say) are logged and the reads stay on the event loop: the API still serves.
+ */
+async function startWindowReads(config: TripsConfig, database: TripsDatabase, logger: Logger): Promise<WindowReads> {
+  const file = database.dialect === 'sqlite' ? database.sqliteFile : undefined;
+  if (file === undefined || config.readThreads === 0) return inlineWindowReads(database.db);
+  try {
+    return await threadWindowReads({ file, threads: config.readThreads, fallback: database.db, logger });
+  } catch (err) {
+    logger.warn({ err }, 'reader threads did not start; vehicle, driver and fleet reads run on the event loop');
+    return inlineWindowReads(database.db);
   }
 }

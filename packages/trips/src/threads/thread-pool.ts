@@ -117,26 +117,48 @@ export async function startThreadPool(options: {
   };
 }
 
+/** What a thread's handler returns for one request: the result, and buffers to move rather than copy. */
+type ThreadAnswer = { result: unknown; transfer?: ArrayBuffer[] };
+
 /**
  * Answers a pool's requests in a thread: `handle` gets each message and returns the result (or throws; the
- * error's name, message and code cross back). Call once the thread is ready to work.
+ * error's name, message and code cross back). A handler may be async: requests then overlap in the thread, as
+ * calls on its event loop do. Call once the thread is ready to work.
  */
 export function serveThreadRequests(
   port: MessagePort,
-  handle: (message: Record<string, unknown> & { id: number }) => { result: unknown; transfer?: ArrayBuffer[] },
+  handle: (message: Record<string, unknown> & { id: number }) => ThreadAnswer | Promise<ThreadAnswer>,
   info?: unknown,
 ): void {
+  const fail = (id: number, err: unknown) => {
+    const e = err as Error & { code?: unknown };
+    port.postMessage({
+      id,
+      ok: false,
+      error: { name: e?.name ?? 'Error', message: e?.message ?? String(err), code: e?.code },
+    });
+  };
+  const answer = (id: number, { result, transfer }: ThreadAnswer) =>
+    port.postMessage({ id, ok: true, result }, transfer ?? []);
   port.on('message', (message: Record<string, unknown> & { id: number }) => {
     try {
-      const { result, transfer } = handle(message);
-      port.postMessage({ id: message.id, ok: true, result }, transfer ?? []);
+      const answered = handle(message);
+      if (answered instanceof Promise) {
+        answered.then(
+          (a) => {
+            try {
+              answer(message.id, a);
+            } catch (err) {
+              fail(message.id, err);
+            }
+          },
+          (err) => fail(message.id, err),
+        );
+      } else {
+        answer(message.id, answered);
+      }
     } catch (err) {
-      const e = err as Error & { code?: unknown };
-      port.postMessage({
-        id: message.id,
-        ok: false,
-        error: { name: e?.name ?? 'Error', message: e?.message ?? String(err), code: e?.code },
-      });
+      fail(message.id, err);
     }
   });
   port.postMessage({ ready: true, info });
