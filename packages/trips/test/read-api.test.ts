@@ -308,7 +308,7 @@ describe.each(testDialects())('read API on $label', (dialect) => {
     });
 
     it('answers from a cached token only while the store still says what the cache does, on every route', async () => {
-      // The list, the trip and its breakdown take the token from this process's cache and confirm it in
+      // The list, the trip, its breakdown and its route take the token from this process's cache and confirm it in
       // their own read statement (api/auth.ts, confirmScope). Each change below is made by another writer
       // after the token was cached; the next request must see it, whatever it asked for: data, a trip that is
       // not there, a bad parameter, or a page past the end.
@@ -322,6 +322,7 @@ describe.each(testDialects())('read API on $label', (dialect) => {
         `/v1/trips?limit=10&vehicle=${alpha.plates[0]}`,
         `/v1/trips/${tripId}`,
         `/v1/trips/${tripId}/score-breakdown`,
+        `/v1/trips/${tripId}/route`,
         '/v1/trips/trip_doesnotexist0000000000000000',
         '/v1/trips?limit=7',
         `/v1/trips/${tripId}?unknown=1`,

@@ -121,11 +121,12 @@ export function registerTripRoutes(app: FastifyInstance, { database, confirm }: 
     return reply.type(JSON_TYPE).send(body);
   });
 
-  app.get('/trips/:id/route', async (req: IdRequest, reply) => {
-    const { fleets } = scopeOf(req);
+  app.get('/trips/:id/route', OPTIMISTIC, async (req: IdRequest, reply) => {
     const tripId = tripIdOf(req);
     parseNoQuery(req.query as Record<string, unknown>);
-    const route = await findRoute(db, fleets, tripId);
+    let found = await findRoute(db, scopeOf(req).fleets, tripId);
+    if (!(await confirm(req, reply, found.tokenVersion))) found = await findRoute(db, scopeOf(req).fleets, tripId);
+    const { route } = found;
     if (route === null) throw notFound(`trip ${tripId} not found`);
     if ('deleted' in route) {
       const on = new Date(route.deleted.atMs).toISOString();

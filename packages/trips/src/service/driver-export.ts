@@ -78,7 +78,7 @@ export async function exportDriverData(
     const row = await findTrip(db, fleets, tripId);
     if (row) scored++;
     const breakdown = row ? await findBreakdownBody(db, fleets, tripId) : null;
-    const route = row ? await findRoute(db, fleets, tripId) : null;
+    const route = row ? (await findRoute(db, fleets, tripId)).route : null;
     const telemetryKept = upload.telemetry_deleted_at_ms === null && upload.telemetry_gz.length > 0;
     await write(
       JSON.stringify({

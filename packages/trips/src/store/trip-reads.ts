@@ -156,14 +156,18 @@ export interface LocationDeletion {
 
 /**
  * The stored route GeoJSON of a trip in one of `fleets` and when the trip was scored; or, for a trip whose
- * location data was deleted, when and why; or null when no such trip is in reach.
+ * location data was deleted, when and why; or null when no such trip is in reach. With it, the tokens' version
+ * this read saw (api/auth.ts, confirmScope), when it found the trip.
  */
 export async function findRoute(
   db: Kysely<TripsSchema>,
   fleets: readonly string[],
   tripId: string,
-): Promise<{ geojson: string; scoredAtMs: number } | { deleted: LocationDeletion } | null> {
-  if (fleets.length === 0) return null;
+): Promise<{
+  route: { geojson: string; scoredAtMs: number } | { deleted: LocationDeletion } | null;
+  tokenVersion?: number;
+}> {
+  if (fleets.length === 0) return { route: null };
   const row = await db
     .selectFrom('trips')
     .leftJoin('trip_routes', 'trip_routes.trip_id', 'trips.trip_id')
@@ -173,17 +177,21 @@ export async function findRoute(
       'trips.scored_at_ms',
       'trip_location_deletions.deleted_at_ms',
       'trip_location_deletions.reason',
+      TOKENS_VERSION_COLUMN.as('token_version'),
     ])
     .where('trips.trip_id', '=', tripId)
     .where('trips.fleet_id', 'in', fleets)
     .executeTakeFirst();
-  if (!row) return null;
-  if (row.geojson !== null) return { geojson: row.geojson, scoredAtMs: Number(row.scored_at_ms) };
+  if (!row) return { route: null };
+  const tokenVersion = Number(row.token_version);
+  if (row.geojson !== null) {
+    return { route: { geojson: row.geojson, scoredAtMs: Number(row.scored_at_ms) }, tokenVersion };
+  }
   if (row.deleted_at_ms !== null && row.reason !== null) {
-    return { deleted: { atMs: Number(row.deleted_at_ms), reason: row.reason } };
+    return { route: { deleted: { atMs: Number(row.deleted_at_ms), reason: row.reason } }, tokenVersion };
   }
   // Written in one transaction with the trip: a trip row without either is not served as a route.
-  return null;
+  return { route: null, tokenVersion };
 }
 
 /** Labels of the six themes from the newest catalogue (they belong to the scoring model). */
