@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { createLogger } from '@svc/platform';
 import { testDialects } from '@svc/platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TRIPS_MIGRATION_TABLE, tripsMigrations } from '../src/store/migrations.ts';
@@ -90,6 +91,31 @@ describe('window reads on a reader thread (SQLite file)', () => {
     const together = await Promise.all(days.map((d) => threads.read('vehicleList', all, options(d))));
     for (const [i, d] of days.entries()) {
       expect(together[i]).toEqual(await inline.read('vehicleList', all, options(d)));
+    }
+  });
+
+  it('makes a read whose thread died on the main connection, and the reads after it too', async () => {
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'warn', destination: { write: (line: string) => void lines.push(line) } });
+    const warnings = () => lines.map((line) => JSON.parse(line).msg);
+    const dying = await threadWindowReads({
+      file: database.sqliteFile!,
+      threads: 1,
+      fallback: database.db,
+      logger,
+      module: new URL('./fixtures/dying-reader-thread.ts', import.meta.url),
+    });
+    try {
+      const options = { nowMs, windowDays: 30, sort: 'plate', offset: 0, limit: 100 } as const;
+      const expected = await inline.read('vehicleList', fleetsOf(), options);
+      expect(await dying.read('vehicleList', fleetsOf(), options)).toEqual(expected);
+      expect(warnings()).toEqual(['a reader thread failed; the read was made on the main connection']);
+      // The replacement thread dies too (it is the same module); each read is still answered.
+      expect(await dying.read('fleetList', fleetsOf(), { nowMs, windowDays: 30 })).toEqual(
+        await inline.read('fleetList', fleetsOf(), { nowMs, windowDays: 30 }),
+      );
+    } finally {
+      await dying.close();
     }
   });
 

@@ -67,9 +67,11 @@ export async function threadWindowReads(options: {
   threads: number;
   fallback: TripsDb;
   logger: Logger;
+  /** The threads' module; tests give one whose thread dies. */
+  module?: URL;
 }): Promise<WindowReads> {
   const pool = await startThreadPool({
-    module: THREAD_MODULE,
+    module: options.module ?? THREAD_MODULE,
     threads: options.threads,
     data: { file: options.file },
     name: 'reader',

@@ -81,7 +81,8 @@ export async function startThreadPool(options: {
         if (i >= 0) slots.splice(i, 1);
         if (!closed && ready) {
           spawn().then(
-            (fresh) => slots.push(fresh),
+            // A replacement that became ready after close() would otherwise run on, unreferenced.
+            (fresh) => (closed ? void fresh.worker.terminate() : slots.push(fresh)),
             () => {},
           );
         }
