@@ -103,7 +103,8 @@ export const tripsConfigSpec = {
   ingestThreads: env('TRIPS_INGEST_THREADS', positiveIntSchema(1), {
     doc: 'Worker threads parsing, checking and compressing uploads, so that no upload holds the event loop that serves the API',
   }),
-  readThreads: env('TRIPS_READ_THREADS', nonNegativeInt(1), {
+  // Capped as the API workers are: each thread is another connection and page cache.
+  readThreads: env('TRIPS_READ_THREADS', integerBetween(0, 64, 1), {
     doc: 'Worker threads per API process reading the vehicle, driver and fleet lists and profiles from a SQLite store, so that summing a large fleet does not hold the event loop (0: read them on the event loop; not used on PostgreSQL)',
   }),
   scoringThreads: env('TRIPS_SCORING_THREADS', positiveIntSchema(1), {
