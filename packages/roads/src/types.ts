@@ -10,6 +10,12 @@ export type LimitSource = 'explicit' | 'default' | 'unknown';
 /** Traffic control at a graph node. */
 export type NodeControl = 'signals' | 'stop' | 'give_way';
 
+/**
+ * Which traffic a node's control applies to, as tagged: along the way's direction, against it, or every approach.
+ * Absent (null) when the tags do not say (see RoadGraph.controlAhead).
+ */
+export type ControlScope = 'forward' | 'backward' | 'all';
+
 /** One directed road edge, as returned by `RoadGraph.edge(i)`. */
 export interface RoadEdge {
   /** Index of the directed edge in the graph (0 .. edgeCount-1). */

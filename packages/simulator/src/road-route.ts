@@ -45,7 +45,9 @@ export function routeThrough(graph: RoadGraph, points: readonly LonLat[], dwellS
     }
     result.segments.forEach((segment, i) => {
       const next = result.segments[i + 1];
-      const control: JunctionControl | null = next ? graph.nodeControl(graph.edgeFrom(next.edge)) : null;
+      // The control this vehicle must obey at the segment's end, not every control of the node: a stop sign for
+      // the minor road does not stop the main road's traffic (RoadGraph.controlAhead).
+      const control: JunctionControl | null = next ? graph.controlAhead(segment.edge) : null;
       segments.push({
         coordinates: segment.coordinates,
         speedLimitKmh: segment.speedLimitKmh,

@@ -1,10 +1,15 @@
 import Flatbush from 'flatbush';
 import { metresPerDegree } from '../geo.ts';
 import { highwayClassIndex } from '../highway-class.ts';
-import type { BBox, LimitSource, NodeControl } from '../types.ts';
+import type { BBox, ControlScope, LimitSource, NodeControl } from '../types.ts';
 import {
   CONTROL_GIVE_WAY,
   CONTROL_NONE,
+  CONTROL_SCOPE_ALL,
+  CONTROL_SCOPE_BACKWARD,
+  CONTROL_SCOPE_FORWARD,
+  CONTROL_SCOPE_SHIFT,
+  CONTROL_SCOPE_UNSET,
   CONTROL_SIGNALS,
   CONTROL_STOP,
   EDGE_ONEWAY,
@@ -66,6 +71,8 @@ export interface NetworkNodes {
   id?: ArrayLike<number>;
   /** Traffic control per point. */
   control?: ArrayLike<NodeControl | null> | ((index: number) => NodeControl | null);
+  /** Which traffic each point's control applies to, where its tags say (ControlScope); absent: not said. */
+  controlScope?: (index: number) => ControlScope | null;
 }
 
 /** Input of `buildGraph`: a road network already cut into segments. */
@@ -83,6 +90,12 @@ const CONTROL_CODES: Record<NodeControl, number> = {
   signals: CONTROL_SIGNALS,
   stop: CONTROL_STOP,
   give_way: CONTROL_GIVE_WAY,
+};
+
+const SCOPE_CODES: Record<ControlScope, number> = {
+  forward: CONTROL_SCOPE_FORWARD,
+  backward: CONTROL_SCOPE_BACKWARD,
+  all: CONTROL_SCOPE_ALL,
 };
 
 const LIMIT_CODES: Record<LimitSource, number> = {
@@ -206,7 +219,10 @@ export function buildGraph(network: RoadNetwork): RoadGraph {
     nodeLat[v] = nodes.lat[p]!;
     nodeOsmId[v] = nodes.id ? nodes.id[p]! : p;
     const control = controlOf(p);
-    nodeControl[v] = control ? CONTROL_CODES[control] : CONTROL_NONE;
+    const scope = control ? (nodes.controlScope?.(p) ?? null) : null;
+    nodeControl[v] = control
+      ? CONTROL_CODES[control] | ((scope ? SCOPE_CODES[scope] : CONTROL_SCOPE_UNSET) << CONTROL_SCOPE_SHIFT)
+      : CONTROL_NONE;
   }
 
   const strings = new StringTable();

@@ -12,11 +12,25 @@ export const LIMIT_UNKNOWN = 0;
 export const LIMIT_EXPLICIT = 1;
 export const LIMIT_DEFAULT = 2;
 
-/** `nodeControl` values. */
+/** `nodeControl` values: the control in the low two bits (CONTROL_KIND_MASK), its scope in the two above. */
 export const CONTROL_NONE = 0;
 export const CONTROL_SIGNALS = 1;
 export const CONTROL_STOP = 2;
 export const CONTROL_GIVE_WAY = 3;
+export const CONTROL_KIND_MASK = 3;
+export const CONTROL_SCOPE_SHIFT = 2;
+/**
+ * Scopes of a node's control (`nodeControl >> CONTROL_SCOPE_SHIFT`). Unset: tagged without a direction, the
+ * graph decides which approaches it applies to (RoadGraph.controlAhead). Graph files written before scopes were
+ * recorded hold 0 there, which reads as unset: no new file version was needed.
+ */
+export const CONTROL_SCOPE_UNSET = 0;
+/** Traffic along the way's direction only (OSM `direction=forward`). */
+export const CONTROL_SCOPE_FORWARD = 1;
+/** Traffic against the way's direction only (`direction=backward`). */
+export const CONTROL_SCOPE_BACKWARD = 2;
+/** Every approach (`stop=all`, `direction=both`). */
+export const CONTROL_SCOPE_ALL = 3;
 
 /** Marks an absent string (name, ref, surface, country) in the string-index arrays. */
 export const NO_STRING = 0xffffffff;

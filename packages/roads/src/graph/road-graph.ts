@@ -1,7 +1,9 @@
 import Flatbush from 'flatbush';
 import { HIGHWAY_CLASSES } from '../highway-class.ts';
 import type { BBox, LimitSource, LonLat, NodeControl, RoadEdge } from '../types.ts';
+import { controlsAhead } from './controls-ahead.ts';
 import {
+  CONTROL_KIND_MASK,
   EDGE_ONEWAY,
   EDGE_REVERSED,
   EDGE_ROUNDABOUT,
@@ -33,6 +35,7 @@ export class RoadGraph {
   readonly geometryCount: number;
   private readonly strings: Array<string | undefined>;
   private readonly decoder = new TextDecoder();
+  private ahead: Uint8Array | undefined;
 
   constructor(data: GraphArrays, meta: GraphMeta, index?: Flatbush) {
     this.data = data;
@@ -203,9 +206,23 @@ export class RoadGraph {
     return this.data.nodeOsmId[n]!;
   }
 
-  /** Traffic signals, stop or give-way sign at node n, or null. */
+  /**
+   * Traffic signals, stop or give-way sign at node n, or null, whichever traffic it binds: what a vehicle passing
+   * the node must obey is controlAhead of the edge it arrives on.
+   */
   nodeControl(n: number): NodeControl | null {
-    return CONTROLS[this.data.nodeControl[n]!] ?? null;
+    return CONTROLS[this.data.nodeControl[n]! & CONTROL_KIND_MASK] ?? null;
+  }
+
+  /**
+   * The control a vehicle on edge `e` must obey at the node where the edge ends, or null: the node's control where
+   * it binds this approach (a sign for the minor road of a junction does not bind the main road; a sign on the
+   * approach to a junction does not bind the traffic leaving it). The rules are in controls-ahead.ts; computed for
+   * all edges on the first call.
+   */
+  controlAhead(e: number): NodeControl | null {
+    this.ahead ??= controlsAhead(this.data);
+    return CONTROLS[this.ahead[e]!] ?? null;
   }
 
   private checkEdge(i: number): void {

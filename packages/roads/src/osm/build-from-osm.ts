@@ -6,8 +6,8 @@ import { countryAt } from '../speed/country-bbox.ts';
 import { defaultSpeedLimit, type RoadContext, urbanFromZone, zoneSpeedLimit } from '../speed/default-speed-limit.ts';
 import { WALK_KMH } from '../speed/default-speed-table.ts';
 import { type Maxspeed, parseMaxspeed } from '../speed/maxspeed.ts';
-import type { NodeControl } from '../types.ts';
-import { carHighway, isRoundabout, nodeControl, wayLanes, wayOneway } from './car-way.ts';
+import type { ControlScope, NodeControl } from '../types.ts';
+import { carHighway, isRoundabout, nodeControl, nodeControlScope, wayLanes, wayOneway } from './car-way.ts';
 import { NodeStore } from './node-store.ts';
 import { OsmInputError, type OsmTags, readOsm } from './osm-reader.ts';
 import { PolygonSet } from './polygon-set.ts';
@@ -89,6 +89,7 @@ export async function buildGraphFromOsm(file: string, options: OsmBuildOptions =
   }
   const nodes = new NodeStore();
   const controls = new Map<number, NodeControl>();
+  const controlScopes = new Map<number, ControlScope>();
   const places: Array<{ id: number; place: string }> = [];
   const highways: HighwayWay[] = [];
   const areaWays: number[][] = [];
@@ -104,7 +105,11 @@ export async function buildGraphFromOsm(file: string, options: OsmBuildOptions =
         nodes.push(el.id, el.lon, el.lat);
         if (el.tags) {
           const control = nodeControl(el.tags);
-          if (control) controls.set(el.id, control);
+          if (control) {
+            controls.set(el.id, control);
+            const scope = nodeControlScope(el.tags);
+            if (scope) controlScopes.set(el.id, scope);
+          }
           if (el.tags.place) places.push({ id: el.id, place: el.tags.place });
         }
       } else if (el.type === 'way') {
@@ -177,9 +182,14 @@ export async function buildGraphFromOsm(file: string, options: OsmBuildOptions =
   const wayRefCount = new Uint8Array(nodes.length);
   for (const piece of pieces) for (const n of piece.nodes) wayRefCount[n] = Math.min(255, wayRefCount[n]! + 1);
   const controlAt = new Map<number, NodeControl>();
+  const scopeAt = new Map<number, ControlScope>();
   for (const [id, control] of controls) {
     const i = nodes.indexOf(id);
-    if (i >= 0 && wayRefCount[i]! > 0) controlAt.set(i, control);
+    if (i >= 0 && wayRefCount[i]! > 0) {
+      controlAt.set(i, control);
+      const scope = controlScopes.get(id);
+      if (scope) scopeAt.set(i, scope);
+    }
   }
 
   // Cut pieces into segments at shared nodes and controlled nodes.
@@ -318,6 +328,7 @@ export async function buildGraphFromOsm(file: string, options: OsmBuildOptions =
       lat: nodes.lat,
       id: nodes.ids,
       control: (i: number) => controlAt.get(i) ?? null,
+      controlScope: (i: number) => scopeAt.get(i) ?? null,
     },
     ways,
     segments,

@@ -1,5 +1,5 @@
 import { isDrivableHighway } from '../highway-class.ts';
-import type { NodeControl } from '../types.ts';
+import type { ControlScope, NodeControl } from '../types.ts';
 import type { OsmTags } from './osm-reader.ts';
 
 /** Access values that close a road to private cars. */
@@ -58,6 +58,25 @@ export function wayOneway(tags: OsmTags): Oneway {
 export function wayLanes(tags: OsmTags, direction?: 'forward' | 'backward'): number | null {
   const lanes = Number.parseInt((direction ? tags[`lanes:${direction}`] : tags.lanes) ?? '', 10);
   return Number.isFinite(lanes) && lanes > 0 ? lanes : null;
+}
+
+/**
+ * Which traffic a node's control applies to, as its tags say: `direction=forward|backward` (for signals also
+ * `traffic_signals:direction`) along or against the way the node is on, `stop=all` or `direction=both|all` every
+ * approach; null when they do not say (the graph then decides, see RoadGraph.controlAhead).
+ */
+export function nodeControlScope(tags: OsmTags | undefined): ControlScope | null {
+  if (!tags) return null;
+  const direction = (
+    (tags.highway === 'traffic_signals' ? tags['traffic_signals:direction'] : undefined) ??
+    tags.direction ??
+    ''
+  ).toLowerCase();
+  if (direction === 'forward') return 'forward';
+  if (direction === 'backward') return 'backward';
+  if (direction === 'both' || direction === 'all') return 'all';
+  if (tags.highway === 'stop' && tags.stop === 'all') return 'all';
+  return null;
 }
 
 /** The traffic control tagged on a node (`highway=traffic_signals|stop|give_way`), or null. */

@@ -105,7 +105,8 @@ export function describePath(
     const driven = Math.max(0, Math.min(to, graph.data.edgeLengthM[edge]!) - Math.max(from, 0));
     if (i > 0) {
       const node = graph.data.edgeFrom[edge]!;
-      const control = graph.nodeControl(node);
+      // What this route's vehicle must obey there (a sign for the crossing road is not on its way).
+      const control = graph.controlAhead(edges[i - 1]!);
       if (control) controls.push({ node, control, position: graph.nodeLonLat(node), distanceM: lengthM });
     }
     lengthM += driven;

@@ -86,7 +86,7 @@ export function driveRoute(graph: RoadGraph, r: RouteResult, options: DriveOptio
       clockS += durationS;
     }
     const next = r.segments[k + 1];
-    if (next && options.signalStopS && graph.nodeControl(graph.edgeFrom(next.edge)) === 'signals') {
+    if (next && options.signalStopS && graph.controlAhead(segment.edge) === 'signals') {
       const at = line[line.length - 1]!;
       while (nextSampleS <= clockS + options.signalStopS) emit(segment.edge, at);
       clockS += options.signalStopS;

@@ -223,7 +223,9 @@ export function buildRoadContext(graph: RoadGraph, track: Track, matchOptions: M
       context.nodePasses.push({
         second: best,
         node,
-        control: graph.nodeControl(node),
+        // What the vehicle had to obey there, arriving on prev.edge: a sign for the crossing minor road, or on
+        // the other side of the road, is not one it passed (RoadGraph.controlAhead).
+        control: graph.controlAhead(prev.edge),
         roads,
         junction: roads >= JUNCTION_MIN_ROADS,
       });
