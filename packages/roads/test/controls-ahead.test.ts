@@ -110,7 +110,9 @@ describe('which approaches a node control binds (RoadGraph.controlAhead)', () =>
     const backward = await graphOf(...approach({ highway: 'stop', direction: 'backward' }, 8));
     expect(aheadOn(backward, 1, 20)).toBeNull();
     expect(aheadOn(backward, 10, 20)).toBe('stop');
-    const signals = await graphOf(...approach({ highway: 'traffic_signals', 'traffic_signals:direction': 'forward' }, 8));
+    const signals = await graphOf(
+      ...approach({ highway: 'traffic_signals', 'traffic_signals:direction': 'forward' }, 8),
+    );
     expect(aheadOn(signals, 1, 20)).toBe('signals');
     expect(aheadOn(signals, 10, 20)).toBeNull();
     const both = await graphOf(...approach({ highway: 'stop', direction: 'both' }, 8));
