@@ -45,4 +45,4 @@ export { parseTime } from './trace/parse-time.ts';
 export { detectTraceFormat, parseTrace, readTrace, type TraceFormat } from './trace/read-trace.ts';
 export { parseNdjsonTrace, parseSampleArray } from './trace/sample-trace.ts';
 export { TraceInputError } from './trace/trace-input-error.ts';
-export type { BBox, LimitSource, LonLat, NodeControl, RoadEdge, TracePoint } from './types.ts';
+export type { BBox, ControlScope, LimitSource, LonLat, NodeControl, RoadEdge, TracePoint } from './types.ts';

@@ -1,4 +1,12 @@
-import { buildGraph, type NetworkSegment, type NetworkWay, type RoadGraph, type SpeedLimit } from '@svc/roads';
+import {
+  buildGraph,
+  type ControlScope,
+  type NetworkSegment,
+  type NetworkWay,
+  type NodeControl,
+  type RoadGraph,
+  type SpeedLimit,
+} from '@svc/roads';
 import type { ScoredTrip } from '../../src/index.ts';
 import type { Truth } from './synthetic-drive.ts';
 
@@ -19,10 +27,23 @@ export interface Road {
   /** Drivable only in the order of `points`. */
   oneway?: boolean;
   roundabout?: boolean;
+  /** OSM class (default residential; tertiary for a roundabout). */
+  highway?: string;
+}
+
+/** A traffic control on the node at `at` (a road's end point), as OSM would tag it. */
+export interface Control {
+  at: [number, number];
+  control: NodeControl;
+  scope?: ControlScope;
 }
 
 /** A graph of the given roads (x/y metres in the drive's plane); points shared by several roads are one node. */
-export function graphOf(roads: readonly Road[], source = 'hand-made test graph'): RoadGraph {
+export function graphOf(
+  roads: readonly Road[],
+  source = 'hand-made test graph',
+  controls: readonly Control[] = [],
+): RoadGraph {
   const lon: number[] = [];
   const lat: number[] = [];
   const index = new Map<string, number>();
@@ -41,7 +62,11 @@ export function graphOf(roads: readonly Road[], source = 'hand-made test graph')
   const ways: NetworkWay[] = [];
   const segments: NetworkSegment[] = [];
   roads.forEach((road, k) => {
-    ways.push({ wayId: k + 1, highway: road.roundabout ? 'tertiary' : 'residential', name: road.name });
+    ways.push({
+      wayId: k + 1,
+      highway: road.highway ?? (road.roundabout ? 'tertiary' : 'residential'),
+      name: road.name,
+    });
     segments.push({
       way: k,
       // The ends of a road become graph nodes (shared by the roads that meet there), the points between shape it.
@@ -54,7 +79,19 @@ export function graphOf(roads: readonly Road[], source = 'hand-made test graph')
       roundabout: road.roundabout === true,
     });
   });
-  return buildGraph({ nodes: { lon, lat }, ways, segments, source, country: 'DE' });
+  const controlAt = new Map(controls.map((c) => [nodeAt(c.at), c]));
+  return buildGraph({
+    nodes: {
+      lon,
+      lat,
+      control: (i) => controlAt.get(i)?.control ?? null,
+      controlScope: (i) => controlAt.get(i)?.scope ?? null,
+    },
+    ways,
+    segments,
+    source,
+    country: 'DE',
+  });
 }
 
 /** The drive's true path as road geometry, one point every `stepM` metres, from index `from` to `to`. */
