@@ -120,6 +120,28 @@ describe('which approaches a node control binds (RoadGraph.controlAhead)', () =>
     expect(aheadOn(both, 10, 20)).toBe('stop');
   });
 
+  it('a give-way sign where a road enters a roundabout binds the entering road, not the ring', async () => {
+    const graph = await graphOf(
+      [
+        { id: 1, eastM: -300, northM: 0 },
+        { id: 10, eastM: -20, northM: 0, tags: { highway: 'give_way' } },
+        { id: 11, eastM: 0, northM: 20 },
+        { id: 12, eastM: 20, northM: 0 },
+        { id: 13, eastM: 0, northM: -20 },
+      ],
+      [
+        { id: 100, nodes: [1, 10], tags: { highway: 'tertiary' } },
+        { id: 101, nodes: [10, 11, 12, 13, 10], tags: { highway: 'tertiary', junction: 'roundabout' } },
+      ],
+    );
+    expect(aheadOn(graph, 1, 10)).toBe('give_way');
+    // The ring is one edge from node 10 round to it (no other junction on it).
+    const ring = Array.from({ length: graph.edgeCount }, (_, e) => e).filter((e) => graph.edge(e).roundabout);
+    expect(ring).toHaveLength(1);
+    expect(graph.edgeTo(ring[0]!)).toBe(nodeOf(graph, 10));
+    expect(graph.controlAhead(ring[0]!)).toBeNull();
+  });
+
   it('keeps the tagged direction through a graph file', async () => {
     const graph = await graphOf(...approach({ highway: 'stop', direction: 'backward' }, 200));
     const file = join(dir, 'scoped.graph');

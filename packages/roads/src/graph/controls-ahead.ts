@@ -7,6 +7,7 @@ import {
   CONTROL_SCOPE_SHIFT,
   CONTROL_SIGNALS,
   EDGE_REVERSED,
+  EDGE_ROUNDABOUT,
   type GraphArrays,
 } from './graph-data.ts';
 
@@ -28,8 +29,9 @@ const WALK_MAX_STEPS = 50;
  * the sign of the other carriageway, "roll through a stop sign". The rules, in order:
  * - a scope in the tags (`direction=forward|backward`, `stop=all`, `direction=both`) is followed;
  * - traffic signals bind every approach;
- * - a stop or give-way sign where three or more roads meet binds the roads of lower class than the junction's
- *   main road; where all its roads are of one class (an all-way stop, or a class the map cannot rank), all;
+ * - a stop or give-way sign where three or more roads meet never binds the traffic going round a roundabout (it has
+ *   the right of way), and binds the roads of lower class than the junction's main road; where all its roads are
+ *   of one class (an all-way stop, or a class the map cannot rank), all;
  * - one on a road between junctions binds the traffic heading to the nearer junction: a vehicle whose next
  *   junction is no further ahead than its last one is behind (within 1 km), both ways when they are as far.
  */
@@ -39,7 +41,8 @@ export function controlsAhead(data: GraphArrays): Uint8Array {
   const edgeCount = edgeFrom.length;
   const rankOf = (e: number) => CLASS_RANK[wayHighway[edgeWay[e]!]!] ?? 5;
 
-  // The roads (geometries) meeting at each node, once each whatever their directions: a compact adjacency.
+  // The roads (geometries) meeting at each node, once each whatever their directions, a loop (a ring with one
+  // junction) at both its ends: a compact adjacency, counted as incidentRoadCounts of @svc/scoring counts them.
   const degree = new Uint32Array(nodeCount + 1);
   const seen = new Uint8Array(data.geomForward.length);
   const roads: Array<[geom: number, a: number, b: number, lengthM: number, rank: number]> = [];
@@ -49,14 +52,14 @@ export function controlsAhead(data: GraphArrays): Uint8Array {
     seen[g] = 1;
     roads.push([g, edgeFrom[e]!, edgeTo[e]!, edgeLengthM[e]!, rankOf(e)]);
     degree[edgeFrom[e]! + 1]!++;
-    if (edgeTo[e] !== edgeFrom[e]) degree[edgeTo[e]! + 1]!++;
+    degree[edgeTo[e]! + 1]!++;
   }
   for (let n = 0; n < nodeCount; n++) degree[n + 1]! += degree[n]!;
   const adjacent = new Int32Array(degree[nodeCount]!);
   const fill = degree.slice(0, nodeCount);
   roads.forEach(([, a, b], r) => {
     adjacent[fill[a]!++] = r;
-    if (b !== a) adjacent[fill[b]!++] = r;
+    adjacent[fill[b]!++] = r;
   });
   const roadsAt = (n: number) => degree[n + 1]! - degree[n]!;
 
@@ -89,6 +92,8 @@ export function controlsAhead(data: GraphArrays): Uint8Array {
       binds = (scope === CONTROL_SCOPE_FORWARD) === ((edgeFlags[e]! & EDGE_REVERSED) === 0);
     } else if (scope === CONTROL_SCOPE_ALL || kind === CONTROL_SIGNALS) {
       binds = true;
+    } else if (roadsAt(v) >= 3 && (edgeFlags[e]! & EDGE_ROUNDABOUT) !== 0) {
+      binds = false;
     } else if (roadsAt(v) >= 3) {
       let major = Number.POSITIVE_INFINITY;
       let minor = Number.NEGATIVE_INFINITY;
