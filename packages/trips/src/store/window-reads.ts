@@ -10,7 +10,8 @@ import { vehicleProfile } from './vehicle-profile.ts';
 /**
  * The reads that sum rolling windows: the vehicle, driver and fleet lists and profiles. Each adds up a few rows
  * of the stats tables for every vehicle, driver or fleet it covers, in one snapshot: on the 1,000,000-trip bench
- * store 20-150 ms of SQLite for a list over 1,000 vehicles, against well under a millisecond for a trip page
+ * store 90-160 ms of SQLite for a list over 1,000 vehicles and 300-590 ms over 12,000 drivers, against well under a
+ * millisecond for a trip page
  * (README, "Window reads").
  */
 export const WINDOW_READS = {
@@ -54,8 +55,8 @@ const THREAD_MODULE = new URL('./window-reads-thread.ts', import.meta.url);
 /**
  * The window reads of a SQLite store on `threads` reader threads, each with its own read-only connection to the
  * file. better-sqlite3 runs a statement on the thread that calls it, so on the API's connection a list over a
- * thousand vehicles held the event loop, and every request of the process waited behind it, for up to 150 ms on
- * the bench store. SQLite in WAL mode lets these connections read while the API's connection writes; each read is
+ * thousand vehicles or ten thousand drivers held the event loop, and every request of the process waited behind
+ * it, for 90-590 ms on the bench store. SQLite in WAL mode lets these connections read while the API's connection writes; each read is
  * its own transaction, as on the API's connection, and sees every commit made before it began.
  *
  * The caller has checked the token first (these routes are not `optimisticAuth`), exactly as before. A thread
