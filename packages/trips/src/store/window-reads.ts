@@ -11,8 +11,7 @@ import { vehicleProfile } from './vehicle-profile.ts';
  * The reads that sum rolling windows: the vehicle, driver and fleet lists and profiles. Each adds up a few rows
  * of the stats tables for every vehicle, driver or fleet it covers, in one snapshot: on the 1,000,000-trip bench
  * store 90-160 ms of SQLite for a list over 1,000 vehicles and 300-590 ms over 12,000 drivers, against well under a
- * millisecond for a trip page
- * (README, "Window reads").
+ * millisecond for a trip page (README, "Window reads on reader threads").
  */
 export const WINDOW_READS = {
   vehicleList: listVehicleSummaries,
