@@ -14,6 +14,17 @@ describe('trips configuration', () => {
     }
   });
 
+  it('reads window sums on 1 thread unless TRIPS_READ_THREADS gives 0 to 64, naming the variable otherwise', () => {
+    expect(loadConfig(tripsConfigSpec, { env: {} }).readThreads).toBe(1);
+    expect(loadConfig(tripsConfigSpec, { env: { TRIPS_READ_THREADS: '0' } }).readThreads).toBe(0);
+    expect(loadConfig(tripsConfigSpec, { env: { TRIPS_READ_THREADS: '64' } }).readThreads).toBe(64);
+    for (const bad of ['-1', '65', '1.5', 'two']) {
+      expect(() => loadConfig(tripsConfigSpec, { env: { TRIPS_READ_THREADS: bad } })).toThrow(
+        /TRIPS_READ_THREADS must be an integer between 0 and 64/,
+      );
+    }
+  });
+
   it('keeps 10 PostgreSQL connections per environment unless TRIPS_DATABASE_POOL_SIZE gives 1 to 500', () => {
     const cfg = (env: Record<string, string>) => loadConfig(tripsConfigSpec, { env });
     expect(cfg({}).databasePoolSize).toBe(10);
