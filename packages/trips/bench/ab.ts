@@ -94,7 +94,11 @@ const endpoints: Array<{ name: string; path: () => string }> = [
 ].filter((e) => (only ? only.includes(e.name) : e.name !== 'fixed' && e.name !== 'trip'));
 
 const results = new Map<string, Array<{ cpu: number; dbCpu: number; rps: number; p99: number }>>();
-const headers = { authorization: `Bearer ${token}` };
+// AB_ACCEPT_ENCODING: sent with every request (e.g. "gzip, deflate, br", as browsers ask), to measure compression.
+const headers: Record<string, string> = {
+  authorization: `Bearer ${token}`,
+  ...(process.env.AB_ACCEPT_ENCODING ? { 'accept-encoding': process.env.AB_ACCEPT_ENCODING } : {}),
+};
 
 for (let round = 0; round < ROUNDS; round++) {
   const order = round % 2 === 0 ? variants : [...variants].reverse();

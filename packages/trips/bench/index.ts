@@ -239,6 +239,24 @@ async function readBenchmarks() {
       ),
       breakdownBytes,
     ]);
+    // The same reads as a browser (or most HTTP libraries) asks for them, compressed: not against a ceiling,
+    // which compresses nothing, but what a dashboard's requests cost the server.
+    const browser = { ...auth, 'accept-encoding': 'gzip, deflate, br' };
+    const compressed: Array<[string, Load]> = [
+      [
+        'GET /v1/trips?limit=100 (page 1), Accept-Encoding: gzip, deflate, br',
+        await load(`${base}/v1/trips?limit=100`, browser, api.child),
+      ],
+      [
+        'GET /v1/trips/{id}/score-breakdown (random ids), the same',
+        await load(
+          `${base}/v1/trips/${ids[0]}/score-breakdown`,
+          browser,
+          api.child,
+          () => `/v1/trips/${ids[k++ % ids.length]}/score-breakdown`,
+        ),
+      ],
+    ];
     await stop(api.child);
     for (const [name, , bytes] of [...results]) {
       const ceiling = await startProcess(['bench/api-server.ts', 'ceiling', String(bytes)]);
@@ -250,6 +268,9 @@ async function readBenchmarks() {
       await stop(ceiling.child);
     }
     for (const [name, l] of results) log(`  ${name.padEnd(78)} ${fmt(l)}`);
+    for (const [name, l] of compressed) {
+      log(`  ${name.padEnd(78)} ${fmt(l)}, ${Math.round(l.bytes).toLocaleString('en')} B a response with headers`);
+    }
     const [page1, page5000, breakdown, c1, c2, c3] = results.map((r) => r[1]) as Load[];
     log(
       `  list page 1 / ceiling: ${(page1!.rps / c1!.rps).toFixed(2)}   breakdown / ceiling: ${(breakdown!.rps / c3!.rps).toFixed(2)}   page 5000 / ceiling: ${(page5000!.rps / c2!.rps).toFixed(2)}`,

@@ -71,6 +71,20 @@ describe('response compression', () => {
     expect(compressed.filter((name) => name !== tripId)).toEqual(['trips', 'score-breakdown', 'route', 'openapi.json']);
   });
 
+  it('sends a compressed page or breakdown in one piece, with its length', async () => {
+    // Bodies up to 64 KiB are compressed in one call (build-api-app.ts, COMPRESSION): the client learns the
+    // length up front instead of reading chunks, and the body is complete.
+    const tripId = world.fleets[0]!.tripIds[0]!;
+    for (const url of ['/v1/trips?limit=30', `/v1/trips/${tripId}/score-breakdown`]) {
+      for (const encoding of ['br', 'gzip', 'deflate']) {
+        const packed = await get(url, { 'accept-encoding': encoding });
+        expect(packed.headers['content-encoding'], `${url} ${encoding}`).toBe(encoding);
+        expect(packed.headers['transfer-encoding'], `${url} ${encoding}`).toBeUndefined();
+        expect(Number(packed.headers['content-length']), `${url} ${encoding}`).toBe(packed.rawPayload.length);
+      }
+    }
+  });
+
   it('takes the encoding the client prefers, and sends identity when it refuses the others', async () => {
     const url = '/v1/trips?limit=30';
     expect((await get(url, { 'accept-encoding': 'gzip;q=0.5, br;q=1' })).headers['content-encoding']).toBe('br');
