@@ -167,6 +167,40 @@ describe.each(testDialects())('vehicle stats on $label', (dialect) => {
               'driver',
             );
             expectSums(one, oneWant, `${where} driver drv-2`);
+            // A page's keys (the lists sum only their page with all columns): exactly those keys' sums.
+            const pagePlates = [plates[0]!.plate, plates[2]!.plate];
+            expectSums(
+              await windowSums(database.db, fleets, fromMs, toMs, pagePlates),
+              bruteForce(
+                all.filter((r) => pagePlates.includes(r.plate)),
+                fleets,
+                fromMs,
+                toMs,
+              ),
+              `${where} plates ${pagePlates}`,
+            );
+            expectSums(
+              await driverWindowSums(database.db, fleets, fromMs, toMs, ['drv-1', 'drv-3']),
+              bruteForce(
+                all.filter((r) => r.driver_id === 'drv-1' || r.driver_id === 'drv-3'),
+                fleets,
+                fromMs,
+                toMs,
+                'driver',
+              ),
+              `${where} drivers drv-1, drv-3`,
+            );
+            // The headline columns (what a list orders by): the same five sums and last start, no theme's.
+            for (const [headline, full] of [
+              [await windowSums(database.db, fleets, fromMs, toMs, undefined, 'headline'), got],
+              [await driverWindowSums(database.db, fleets, fromMs, toMs, undefined, 'headline'), driversGot],
+            ] as const) {
+              expect([...headline.keys()].sort(), `${where} headline`).toEqual([...full.keys()].sort());
+              for (const [key, row] of headline) {
+                const { n, distance, duration, weighted, plain, last } = full.get(key)!;
+                expect(row, `${where} headline ${key}`).toEqual({ n, distance, duration, weighted, plain, last });
+              }
+            }
           }
         }
       }

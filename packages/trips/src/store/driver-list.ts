@@ -3,7 +3,15 @@ import { byCodeUnit, sortByOrder, sortOrders } from './list-order.ts';
 import { inSnapshot } from './read-snapshot.ts';
 import type { TripsSchema } from './schema.ts';
 import { themeLabels } from './trip-reads.ts';
-import { driverKey, driverWindowSums, iso, summarizeWindow, type WindowSummary } from './vehicle-window.ts';
+import {
+  driverKey,
+  driverWindowSums,
+  iso,
+  summarizeHeadline,
+  summarizeWindow,
+  type WindowHeadline,
+  type WindowSummary,
+} from './vehicle-window.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -28,7 +36,10 @@ export interface DriverListOptions {
   limit: number;
 }
 
-const SORT_KEYS: Record<string, (d: DriverSummary) => number | string | null> = {
+/** A driver as the list orders and filters them, before their page is summed with the themes. */
+type DriverHeadline = Omit<DriverSummary, keyof WindowSummary> & WindowHeadline;
+
+const SORT_KEYS: Record<string, (d: DriverHeadline) => number | string | null> = {
   driverId: (d) => d.driverId,
   name: (d) => (d.name === null ? null : d.name.toLowerCase()),
   score: (d) => d.score,
@@ -62,26 +73,47 @@ async function listDriverSummariesIn(
   const from = to - options.windowDays * DAY_MS;
   const window = { days: options.windowDays, from: iso(from), to: iso(to) };
   if (fleets.length === 0) return { drivers: [], total: 0, window };
+  // Every driver of the scope is ordered by their headline sums; only the page's are summed with the themes
+  // (SumColumns), in the same snapshot, so they are the same sums.
   const [drivers, sums, labels] = await Promise.all([
     db.selectFrom('drivers').select(['fleet_id', 'driver_id', 'name']).where('fleet_id', 'in', fleets).execute(),
-    driverWindowSums(db, fleets, from, to),
+    driverWindowSums(db, fleets, from, to, undefined, 'headline'),
     themeLabels(db),
   ]);
-  let summaries: DriverSummary[] = drivers.map((d) => ({
+  let headlines: DriverHeadline[] = drivers.map((d) => ({
     driverId: d.driver_id,
     fleetId: d.fleet_id,
     name: d.name,
-    ...summarizeWindow(sums.get(driverKey(d.fleet_id, d.driver_id)), labels),
+    ...summarizeHeadline(sums.get(driverKey(d.fleet_id, d.driver_id))),
   }));
   if (options.tiers && options.tiers.length > 0) {
     const tiers = new Set(options.tiers);
-    summaries = summaries.filter((d) => d.tier !== null && tiers.has(d.tier));
+    headlines = headlines.filter((d) => d.tier !== null && tiers.has(d.tier));
   }
   sortByOrder(
-    summaries,
+    headlines,
     options.sort,
     SORT_KEYS,
     (a, b) => byCodeUnit(a.fleetId, b.fleetId) || byCodeUnit(a.driverId, b.driverId),
   );
-  return { drivers: summaries.slice(options.offset, options.offset + options.limit), total: summaries.length, window };
+  const page = headlines.slice(options.offset, options.offset + options.limit);
+  // The page's fleets and driver ids: an id of two fleets on the page reads both, each under its own key.
+  const full = await driverWindowSums(
+    db,
+    [...new Set(page.map((d) => d.fleetId))],
+    from,
+    to,
+    [...new Set(page.map((d) => d.driverId))],
+    'all',
+  );
+  return {
+    drivers: page.map((d) => ({
+      driverId: d.driverId,
+      fleetId: d.fleetId,
+      name: d.name,
+      ...summarizeWindow(full.get(driverKey(d.fleetId, d.driverId)), labels),
+    })),
+    total: headlines.length,
+    window,
+  };
 }

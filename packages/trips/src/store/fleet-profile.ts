@@ -7,6 +7,7 @@ import { themeLabels } from './trip-reads.ts';
 import {
   fleetWindowSums,
   iso,
+  summarizeHeadline,
   summarizeWindow,
   type Trend,
   trendOf,
@@ -133,14 +134,14 @@ async function fleetProfileIn(
   if (!fleets.includes(fleetId)) return null;
   const to = options.nowMs;
   const from = to - options.windowDays * DAY_MS;
-  const [[summary], perVehicle, plates, labels] = await Promise.all([
+  // The vehicles' tiers and the riskiest need no theme sums (SumColumns).
+  const [[summary], perVehicle, plates] = await Promise.all([
     fleetSummaries(db, [fleetId], options),
-    windowSums(db, [fleetId], from, to),
+    windowSums(db, [fleetId], from, to, undefined, 'headline'),
     db.selectFrom('vehicles').select('plate').where('fleet_id', '=', fleetId).execute(),
-    themeLabels(db),
   ]);
   if (!summary) return null;
-  const vehicles = plates.map(({ plate }) => ({ plate, summary: summarizeWindow(perVehicle.get(plate), labels) }));
+  const vehicles = plates.map(({ plate }) => ({ plate, summary: summarizeHeadline(perVehicle.get(plate)) }));
   const byTier = Object.fromEntries(TIERS.map((t) => [t, 0])) as FleetProfile['vehicles']['byTier'];
   for (const v of vehicles) if (v.summary.tier !== null) byTier[v.summary.tier as keyof typeof byTier]++;
   const riskiestVehicles = vehicles

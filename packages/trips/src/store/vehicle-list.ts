@@ -4,7 +4,14 @@ import { byCodeUnit, sortByOrder, sortOrders } from './list-order.ts';
 import { inSnapshot } from './read-snapshot.ts';
 import type { TripsSchema } from './schema.ts';
 import { themeLabels } from './trip-reads.ts';
-import { iso, summarizeWindow, type WindowSummary, windowSums } from './vehicle-window.ts';
+import {
+  iso,
+  summarizeHeadline,
+  summarizeWindow,
+  type WindowHeadline,
+  type WindowSummary,
+  windowSums,
+} from './vehicle-window.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -38,7 +45,10 @@ export interface VehicleList {
   window: { days: number; from: string; to: string };
 }
 
-const SORT_KEYS: Record<string, (v: VehicleSummary) => number | string | null> = {
+/** A vehicle as the list orders and filters it, before its page is summed with the themes. */
+type VehicleHeadline = Omit<VehicleSummary, keyof WindowSummary> & WindowHeadline;
+
+const SORT_KEYS: Record<string, (v: VehicleHeadline) => number | string | null> = {
   plate: (v) => v.plate,
   score: (v) => v.score,
   // Without trips in the window there is no distance or trip count to order by (0 is not a value): last, as
@@ -83,29 +93,47 @@ async function listVehicleSummariesIn(
   if (options.machineTypes && options.machineTypes.length > 0) {
     vehiclesQuery = vehiclesQuery.where('machine_type', 'in', options.machineTypes);
   }
+  // Every vehicle of the scope is ordered by its headline sums; only the page's are summed with the themes
+  // (SumColumns), in the same snapshot, so they are the same sums.
   const [vehicles, byPlate, labels] = await Promise.all([
     vehiclesQuery.execute(),
-    windowSums(db, fleets, from, to),
+    windowSums(db, fleets, from, to, undefined, 'headline'),
     themeLabels(db),
   ]);
 
-  let summaries: VehicleSummary[] = vehicles.map((v) => ({
+  let headlines: VehicleHeadline[] = vehicles.map((v) => ({
     plate: v.plate,
     fleetId: v.fleet_id,
     machineType: v.machine_type as MachineType,
     make: v.make,
     model: v.model,
-    ...summarizeWindow(byPlate.get(v.plate), labels),
+    ...summarizeHeadline(byPlate.get(v.plate)),
   }));
   if (options.tiers && options.tiers.length > 0) {
     const tiers = new Set(options.tiers);
-    summaries = summaries.filter((v) => v.tier !== null && tiers.has(v.tier));
+    headlines = headlines.filter((v) => v.tier !== null && tiers.has(v.tier));
   }
   // Plates are unique in an environment, so the plate makes the order total and pages never overlap.
-  sortByOrder(summaries, options.sort, SORT_KEYS, (a, b) => byCodeUnit(a.plate, b.plate));
+  sortByOrder(headlines, options.sort, SORT_KEYS, (a, b) => byCodeUnit(a.plate, b.plate));
+  const page = headlines.slice(options.offset, options.offset + options.limit);
+  const full = await windowSums(
+    db,
+    fleets,
+    from,
+    to,
+    page.map((v) => v.plate),
+    'all',
+  );
   return {
-    vehicles: summaries.slice(options.offset, options.offset + options.limit),
-    total: summaries.length,
+    vehicles: page.map((v) => ({
+      plate: v.plate,
+      fleetId: v.fleetId,
+      machineType: v.machineType,
+      make: v.make,
+      model: v.model,
+      ...summarizeWindow(full.get(v.plate), labels),
+    })),
+    total: headlines.length,
     window,
   };
 }

@@ -57,12 +57,31 @@ const OUTPUT_COLUMNS: Array<[output: string, column: string]> = [
     ],
   ),
 ];
-const STAT_SUMS = OUTPUT_COLUMNS.map(([output, column]) => `sum(s.${column}) as ${output}`).join(', ');
+/**
+ * Which sums a window is read with: `all` (OUTPUT_COLUMNS), or `headline`, the five a list orders and filters
+ * by (trips, distance, duration, the score's two sums) without the 24 of the themes. A list sums every vehicle
+ * or driver of its scope with `headline` and then only its page with `all` (pagedSummaries): on the bench store,
+ * summing 29 columns for 3,000 drivers was most of the driver list's time.
+ */
+export type SumColumns = 'all' | 'headline';
+
+const TRIP_TERMS = new Map(statTerms('r', '1'));
+function sumsOf(columns: Array<[output: string, column: string]>) {
+  return {
+    columns,
+    /** Over stats rows `s`. */
+    stat: columns.map(([output, column]) => `sum(s.${column}) as ${output}`).join(', '),
+    /** Over trip rows `r`. */
+    trip: columns.map(([output, column]) => `sum(${TRIP_TERMS.get(column)}) as ${output}`).join(', '),
+  };
+}
+const SUMS: Record<SumColumns, ReturnType<typeof sumsOf>> = {
+  all: sumsOf(OUTPUT_COLUMNS),
+  headline: sumsOf(OUTPUT_COLUMNS.slice(0, 5)),
+};
+const STAT_SUMS = SUMS.all.stat;
 /** windowSums' sums over trip rows `r`, named as WindowAggregateRow names them. */
-export const TRIP_SUMS = (() => {
-  const terms = new Map(statTerms('r', '1'));
-  return OUTPUT_COLUMNS.map(([output, column]) => `sum(${terms.get(column)}) as ${output}`).join(', ');
-})();
+export const TRIP_SUMS = SUMS.all.trip;
 
 /**
  * How a window `[fromMs, toMs)` is summed: whole weeks `[w0, w1)` and whole days `[d0, w0)`, `[w1, d1)`
@@ -93,17 +112,19 @@ function splitWindow(fromMs: number, toMs: number) {
 function addParts(
   parts: Array<{ rows: Array<WindowAggregateRow & { key: string }> }>,
   lasts: Array<{ key: string; last: unknown }>,
+  columns: SumColumns = 'all',
 ): Map<string, WindowAggregateRow> {
+  const outputs = SUMS[columns].columns;
   const result = new Map<string, WindowAggregateRow>();
   for (const part of parts) {
     for (const row of part.rows) {
       const into = result.get(row.key);
       if (!into) {
         const fresh: WindowAggregateRow = { n: 0, distance: 0, duration: 0, weighted: 0, plain: 0, last: null };
-        for (const [output] of OUTPUT_COLUMNS) fresh[output] = num(row[output]) ?? 0;
+        for (const [output] of outputs) fresh[output] = num(row[output]) ?? 0;
         result.set(row.key, fresh);
       } else {
-        for (const [output] of OUTPUT_COLUMNS) into[output] = (into[output] as number) + (num(row[output]) ?? 0);
+        for (const [output] of outputs) into[output] = (into[output] as number) + (num(row[output]) ?? 0);
       }
     }
   }
@@ -137,35 +158,44 @@ export async function windowSums(
   fleets: readonly string[],
   fromMs: number,
   toMs: number,
-  plate?: string,
+  plate?: string | readonly string[],
+  columns: SumColumns = 'all',
 ): Promise<Map<string, WindowAggregateRow>> {
-  if (fleets.length === 0 || fromMs >= toMs) return new Map();
+  if (fleets.length === 0 || fromMs >= toMs || (Array.isArray(plate) && plate.length === 0)) return new Map();
   const split = splitWindow(fromMs, toMs);
   const inFleets = sql.join(fleets.map((f) => sql`${f}`));
-  const plateOf = (table: string) => (plate === undefined ? sql`` : sql` and ${sql.ref(`${table}.plate`)} = ${plate}`);
+  const plateOf = (table: string) => onlyKeys(`${table}.plate`, plate);
+  const sums = SUMS[columns];
   const parts = [
     ...split.stats.map(([span, lo, hi]) =>
       // CROSS JOIN keeps the vehicles as the outer loop in SQLite (left to right; without statistics
       // it would scan the fleets' stats rows and sort them), then each vehicle's rows are one key range.
-      sql<Keyed>`select v.plate as key, ${sql.raw(STAT_SUMS)} from vehicles v cross join vehicle_stats s
+      sql<Keyed>`select v.plate as key, ${sql.raw(sums.stat)} from vehicles v cross join vehicle_stats s
         where v.fleet_id in (${inFleets})${plateOf('v')} and s.fleet_id = v.fleet_id and s.plate = v.plate
           and s.span = ${span} and s.bucket >= ${lo} and s.bucket < ${hi}
         group by v.fleet_id, v.plate`.execute(db),
     ),
     ...split.trips.map(([lo, hi]) =>
-      sql<Keyed>`select r.plate as key, ${sql.raw(TRIP_SUMS)} from trips r
+      sql<Keyed>`select r.plate as key, ${sql.raw(sums.trip)} from trips r
           where r.fleet_id in (${inFleets}) and r.start_ms >= ${lo} and r.start_ms < ${hi}${plateOf('r')}
           group by r.plate`.execute(db),
     ),
   ];
-  const [lasts, ...sums] = await Promise.all([
+  const [lasts, ...partRows] = await Promise.all([
     // The last start of each vehicle, one index seek each (trips by fleet, plate and start).
     sql<{ key: string; last: unknown }>`select v.plate as key, (select max(r.start_ms) from trips r
         where r.fleet_id = v.fleet_id and r.plate = v.plate and r.start_ms >= ${fromMs} and r.start_ms < ${toMs}) as last
       from vehicles v where v.fleet_id in (${inFleets})${plateOf('v')}`.execute(db),
     ...parts,
   ]);
-  return addParts(sums, lasts.rows);
+  return addParts(partRows, lasts.rows, columns);
+}
+
+/** ` and <column> = <key>`, ` and <column> in (<keys>)`, or nothing without keys. */
+function onlyKeys(column: string, keys: string | readonly string[] | undefined) {
+  if (keys === undefined) return sql``;
+  if (typeof keys === 'string') return sql` and ${sql.ref(column)} = ${keys}`;
+  return sql` and ${sql.ref(column)} in (${sql.join(keys.map((k) => sql`${k}`))})`;
 }
 
 /**
@@ -218,30 +248,31 @@ export async function driverWindowSums(
   fleets: readonly string[],
   fromMs: number,
   toMs: number,
-  driverId?: string,
+  driverId?: string | readonly string[],
+  columns: SumColumns = 'all',
 ): Promise<Map<string, WindowAggregateRow>> {
-  if (fleets.length === 0 || fromMs >= toMs) return new Map();
+  if (fleets.length === 0 || fromMs >= toMs || (Array.isArray(driverId) && driverId.length === 0)) return new Map();
   const split = splitWindow(fromMs, toMs);
   const inFleets = sql.join(fleets.map((f) => sql`${f}`));
-  const one = (table: string) =>
-    driverId === undefined ? sql`` : sql` and ${sql.ref(`${table}.driver_id`)} = ${driverId}`;
+  const one = (table: string) => onlyKeys(`${table}.driver_id`, driverId);
+  const sums = SUMS[columns];
   const parts = [
     ...split.stats.map(([span, lo, hi]) =>
       // Drivers as the outer loop, as windowSums walks vehicles.
-      sql<Keyed>`select d.fleet_id || '/' || d.driver_id as key, ${sql.raw(STAT_SUMS)}
+      sql<Keyed>`select d.fleet_id || '/' || d.driver_id as key, ${sql.raw(sums.stat)}
           from drivers d cross join driver_stats s
           where d.fleet_id in (${inFleets})${one('d')} and s.fleet_id = d.fleet_id and s.driver_id = d.driver_id
             and s.span = ${span} and s.bucket >= ${lo} and s.bucket < ${hi}
           group by d.fleet_id, d.driver_id`.execute(db),
     ),
     ...split.trips.map(([lo, hi]) =>
-      sql<Keyed>`select r.fleet_id || '/' || r.driver_id as key, ${sql.raw(TRIP_SUMS)} from trips r
+      sql<Keyed>`select r.fleet_id || '/' || r.driver_id as key, ${sql.raw(sums.trip)} from trips r
           where r.fleet_id in (${inFleets}) and r.start_ms >= ${lo} and r.start_ms < ${hi}
             and r.driver_id is not null${one('r')}
           group by r.fleet_id, r.driver_id`.execute(db),
     ),
   ];
-  const [lasts, ...sums] = await Promise.all([
+  const [lasts, ...partRows] = await Promise.all([
     // One index seek per driver (trips by fleet, driver and start).
     sql<{ key: string; last: unknown }>`select d.fleet_id || '/' || d.driver_id as key, (select max(r.start_ms)
         from trips r where r.fleet_id = d.fleet_id and r.driver_id = d.driver_id
@@ -249,7 +280,7 @@ export async function driverWindowSums(
       from drivers d where d.fleet_id in (${inFleets})${one('d')}`.execute(db),
     ...parts,
   ]);
-  return addParts(sums, lasts.rows);
+  return addParts(partRows, lasts.rows, columns);
 }
 
 /** A window's sums (windowSums): the named ones, plus `<theme>_w|_d|_s|_n` per theme. */
@@ -281,9 +312,7 @@ export interface WindowSummary {
  * weakest theme is the lowest-scoring one with any score (the first in theme order on a tie).
  */
 export function summarizeWindow(row: WindowAggregateRow | undefined, labels: Map<string, string>): WindowSummary {
-  const n = Number(row?.n ?? 0);
-  const mean = row ? weightedMean(num(row.weighted), num(row.distance), num(row.plain), n) : null;
-  const score = mean === null ? null : round1(mean);
+  const { trips, score, tier, distanceKm, durationMin, lastTripDate } = summarizeHeadline(row);
   const themes = THEMES.map((id) => {
     const themeScore = row
       ? weightedMean(num(row[`${id}_w`]), num(row[`${id}_d`]), num(row[`${id}_s`]), Number(row[`${id}_n`] ?? 0))
@@ -294,13 +323,31 @@ export function summarizeWindow(row: WindowAggregateRow | undefined, labels: Map
   for (const t of themes) {
     if (t.score !== null && (weakest === undefined || t.score < (weakest.score as number))) weakest = t;
   }
+  return {
+    trips,
+    score,
+    tier,
+    themes,
+    weakestTheme: weakest ? { id: weakest.id, label: weakest.label } : null,
+    distanceKm,
+    durationMin,
+    lastTripDate,
+  };
+}
+
+/** What a list orders and filters by: a WindowSummary without the themes. */
+export type WindowHeadline = Omit<WindowSummary, 'themes' | 'weakestTheme'>;
+
+/** summarizeWindow without the themes, from sums read with the `headline` columns (or all). */
+export function summarizeHeadline(row: WindowAggregateRow | undefined): WindowHeadline {
+  const n = Number(row?.n ?? 0);
+  const mean = row ? weightedMean(num(row.weighted), num(row.distance), num(row.plain), n) : null;
+  const score = mean === null ? null : round1(mean);
   const last = row ? num(row.last) : null;
   return {
     trips: n,
     score,
     tier: score === null ? null : tierOf(score),
-    themes,
-    weakestTheme: weakest ? { id: weakest.id, label: weakest.label } : null,
     distanceKm: round2(row ? (num(row.distance) ?? 0) : 0),
     durationMin: round1(row ? (num(row.duration) ?? 0) : 0),
     lastTripDate: last !== null ? iso(last) : null,
