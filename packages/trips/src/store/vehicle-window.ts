@@ -59,9 +59,9 @@ const OUTPUT_COLUMNS: Array<[output: string, column: string]> = [
 ];
 /**
  * Which sums a window is read with: `all` (OUTPUT_COLUMNS), or `headline`, the five a list orders and filters
- * by (trips, distance, duration, the score's two sums) without the 24 of the themes. A list sums every vehicle
- * or driver of its scope with `headline` and then only its page with `all` (pagedSummaries): on the bench store,
- * summing 29 columns for 3,000 drivers was most of the driver list's time.
+ * by (trips, distance, duration, the score's two sums) without the 24 of the themes. The vehicle and driver
+ * lists sum every vehicle or driver of their scope with `headline`, then only their page with `all` (the keys
+ * given as a list): on the bench store, summing 29 columns for 12,000 drivers was most of the driver list's time.
  */
 export type SumColumns = 'all' | 'headline';
 
