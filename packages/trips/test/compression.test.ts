@@ -85,6 +85,30 @@ describe('response compression', () => {
     }
   });
 
+  it('answers HEAD with the headers of the GET, compressed or not, and no body', async () => {
+    const tripId = world.fleets[0]!.tripIds[0]!;
+    const compared = ['content-type', 'content-encoding', 'content-length', 'vary', 'etag', 'cache-control'];
+    for (const url of ['/v1/trips?limit=30', `/v1/trips/${tripId}/score-breakdown`, `/v1/trips/${tripId}/route`]) {
+      for (const encoding of [undefined, 'gzip', 'br', 'deflate']) {
+        const headers: Record<string, string> = encoding ? { 'accept-encoding': encoding } : {};
+        const full = await get(url, headers);
+        const head = await app.inject({
+          method: 'HEAD',
+          url,
+          headers: { authorization: `Bearer ${world.fleets[0]!.token}`, ...headers },
+        });
+        expect(head.statusCode, `${url} ${encoding}`).toBe(200);
+        expect(head.rawPayload.length, `${url} ${encoding}`).toBe(0);
+        for (const name of compared) expect(head.headers[name], `${url} ${encoding} ${name}`).toBe(full.headers[name]);
+        if (encoding && full.rawPayload.length > 0 && url.includes('limit')) {
+          // The length a HEAD announces is the one the GET sends: the compressed one.
+          expect(full.headers['content-encoding']).toBe(encoding);
+          expect(Number(head.headers['content-length'])).toBe(full.rawPayload.length);
+        }
+      }
+    }
+  });
+
   it('takes the encoding the client prefers, and sends identity when it refuses the others', async () => {
     const url = '/v1/trips?limit=30';
     expect((await get(url, { 'accept-encoding': 'gzip;q=0.5, br;q=1' })).headers['content-encoding']).toBe('br');

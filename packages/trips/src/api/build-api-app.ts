@@ -110,6 +110,7 @@ export async function buildApiApp(options: ApiAppOptions): Promise<FastifyInstan
     threshold: 1024,
     ...COMPRESSION,
   });
+  compressHeadLikeGet(app);
   const origins = options.corsOrigins ?? [];
   if (origins.length > 0) {
     // A dashboard in a browser on another origin: GET with the token and x-fleet-id, reading the
@@ -237,6 +238,25 @@ export async function buildApiApp(options: ApiAppOptions): Promise<FastifyInstan
     { prefix: '/v1' },
   );
   return app;
+}
+
+/**
+ * A HEAD request answered with the headers its GET would get, compression included. Fastify answers HEAD
+ * on a GET route by running the route and dropping the body in an onSend handler it appends to the route; the
+ * compression plugin appends its own after it (in onRoute), so it saw no body and a HEAD with
+ * `Accept-Encoding: gzip` got the uncompressed length and no Content-Encoding, where RFC 9110 (9.3.2, 8.6)
+ * wants the GET's fields and allows no other Content-Length. Moving Fastify's handler last lets compression
+ * run first; the HEAD is then compressed for nothing, a cost only HEAD requests pay. Must be added after the
+ * compression plugin, whose onRoute hook it follows. Fastify's handler is known by its name
+ * (lib/head-route.js); test/compression.test.ts fails if a Fastify release changes it.
+ */
+function compressHeadLikeGet(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    if (route.method !== 'HEAD' || !Array.isArray(route.onSend)) return;
+    const handlers = route.onSend;
+    const at = handlers.findIndex((handler) => handler.name === 'headRouteOnSendHandler');
+    if (at >= 0 && at < handlers.length - 1) handlers.push(...handlers.splice(at, 1));
+  });
 }
 
 /** The 429 of a token over its limit (`max` requests a minute), retrying after `retryS` seconds. */
