@@ -19,6 +19,7 @@ import { authenticateIngestKey, type IngestPrincipal } from '../store/ingest-key
 import type { TripsDatabase } from '../store/open-trips-database.ts';
 import { acceptUpload, RawUploadBody } from './accept-upload.ts';
 import { BodyBudget } from './body-budget.ts';
+import type { PipelineMetrics } from './pipeline-metrics.ts';
 import { inlineUploadPreparer, type UploadPreparer } from './upload-preparer.ts';
 
 /** Default uploads per minute per ingest key. */
@@ -38,6 +39,8 @@ export interface IngestAppOptions {
   onQueued?: (tripId: string) => void;
   rateLimit?: { perMinute?: number; redis?: Redis | undefined };
   metrics?: HttpMetrics;
+  /** Where acknowledged uploads are counted (pipeline-metrics.ts, registered on `metrics`' registry). */
+  pipelineMetrics?: PipelineMetrics;
   /** Bearer token `GET /metrics` requires (METRICS_TOKEN); loopback clients only without one. */
   metricsToken?: string | undefined;
   /**
@@ -206,6 +209,10 @@ export async function buildIngestApp(options: IngestAppOptions): Promise<Fastify
           preparer,
         );
         if (accepted.status === 'queued') for (const tripId of accepted.tripIds) options.onQueued?.(tripId);
+        options.pipelineMetrics?.uploadAccepted(
+          accepted.status === 'queued' ? 'stored' : 'duplicate',
+          accepted.tripIds.length,
+        );
         return reply.code(accepted.status === 'queued' ? 202 : 200).send({
           ok: true,
           tripId: accepted.tripId,

@@ -14,6 +14,7 @@ import {
   writeScoredTrip,
 } from '../store/scored-trips.ts';
 import { machineTypeOfVehicle } from '../store/vehicles.ts';
+import type { PipelineMetrics } from './pipeline-metrics.ts';
 
 export interface ScoringWorkerOptions {
   db: TripsDatabase;
@@ -30,6 +31,8 @@ export interface ScoringWorkerOptions {
   clock?: () => number;
   /** Stable name of this worker in lease_owner (host:pid:random by default). */
   owner?: string;
+  /** Where scored trips and failed attempts are counted (the ingest app's /metrics); none by default. */
+  metrics?: PipelineMetrics;
 }
 
 /** Where one job stands after `scoreTrips`: scored, failed for good, or queued for a later attempt. */
@@ -66,6 +69,7 @@ export class ScoringWorker {
   readonly #pollMs: number;
   readonly #maxAttempts: number;
   readonly #clock: () => number;
+  readonly #metrics: PipelineMetrics | undefined;
   #running = false;
   #loop: Promise<void> | undefined;
   #wake: (() => void) | undefined;
@@ -80,6 +84,7 @@ export class ScoringWorker {
     this.#pollMs = options.pollMs ?? 500;
     this.#maxAttempts = options.maxAttempts ?? 5;
     this.#clock = options.clock ?? Date.now;
+    this.#metrics = options.metrics;
     this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   }
 
@@ -237,6 +242,7 @@ export class ScoringWorker {
         if (failed === 'failed') await withdrawScoredTrip(trx, tripId, this.#clock());
       });
       this.#log.warn({ tripId, attempts }, 'trip could not be scored');
+      this.#metrics?.attemptFailed('failed');
       return [];
     }
     // Until when this claim is known to hold, by its last successful renewal: a claim lost before then was not
@@ -255,16 +261,28 @@ export class ScoringWorker {
     try {
       const upload = await this.#db.db
         .selectFrom('trip_uploads')
-        .select(['trip_id', 'fleet_id', 'vehicle_id', 'plate', 'driver_id', 'telemetry_gz', 'first_sample_ms'])
+        .select([
+          'trip_id',
+          'fleet_id',
+          'vehicle_id',
+          'plate',
+          'driver_id',
+          'telemetry_gz',
+          'first_sample_ms',
+          'received_at_ms',
+          'scored_at_ms',
+        ])
         .where('trip_id', '=', tripId)
         .executeTakeFirstOrThrow();
       const previousTrips = await previousTripsOf(this.#db.db, upload);
       const machineType = await machineTypeOfVehicle(this.#db.db, upload.vehicle_id);
+      const scoringStart = performance.now();
       const scored = await this.#scorer.score({
         telemetryGz: upload.telemetry_gz,
         previousTrips,
         ...(machineType ? { machineType } : {}),
       });
+      const scoringS = (performance.now() - scoringStart) / 1000;
       const { requeued } = await withTransaction(this.#db.db, (trx) =>
         writeScoredTrip(
           trx,
@@ -280,6 +298,10 @@ export class ScoringWorker {
         ),
       );
       this.#log.debug({ tripId, overallScore: scored.overallScore, requeued: requeued.length }, 'trip scored');
+      // A trip scored before (queued again for its fatigue context) has no upload delay to report.
+      const sinceReceivedS =
+        upload.scored_at_ms === null ? (this.#clock() - Number(upload.received_at_ms)) / 1000 : null;
+      this.#metrics?.tripScored(scoringS, sinceReceivedS);
       if (requeued.length > 0) {
         this.#log.info({ tripId, requeued }, 'later trips of the driver queued again (fatigue context changed)');
       }
@@ -305,7 +327,10 @@ export class ScoringWorker {
       }
       const reason = err instanceof Error ? err.message : String(err);
       const unreadable = isStoredTelemetryUnreadable(err);
-      if (unreadable && (await this.#keepScore(tripId, lease, reason))) return [];
+      if (unreadable && (await this.#keepScore(tripId, lease, reason))) {
+        this.#metrics?.attemptFailed('failed');
+        return [];
+      }
       // Damaged storage is not retried (no attempt can read it), but it is no verdict of the model either.
       const permanent = isPermanentScoringError(err) || unreadable;
       const exhausted = attempts >= this.#maxAttempts;
@@ -336,6 +361,9 @@ export class ScoringWorker {
         else if (status === 'failed' && verdict) this.#log.info(line, 'trip not scorable');
         else if (status === 'failed') this.#log.warn(line, 'trip could not be scored');
         else this.#log.info(line, 'scoring failed; will retry');
+        if (status !== null) {
+          this.#metrics?.attemptFailed(status === 'queued' ? 'retry' : verdict ? 'not_scorable' : 'failed');
+        }
         if (!permanent) {
           this.#log.debug({ err }, 'scoring error detail');
         }

@@ -1,8 +1,9 @@
-import { configSource, type Logger, type Redis, type RunningServer, serve } from '@svc/platform';
+import { configSource, createHttpMetrics, type Logger, type Redis, type RunningServer, serve } from '@svc/platform';
 import { buildApiApp } from '../api/build-api-app.ts';
 import type { TripsConfig } from '../config.ts';
 import type { Environment } from '../environment.ts';
 import { buildIngestApp } from '../ingest/build-ingest-app.ts';
+import { createPipelineMetrics } from '../ingest/pipeline-metrics.ts';
 import { ScoringWorker } from '../ingest/scoring-worker.ts';
 import { threadUploadPreparer, type UploadPreparer } from '../ingest/upload-preparer.ts';
 import type { TripScorer } from '../scoring/trip-scorer.ts';
@@ -62,6 +63,9 @@ export async function startEnvironment(options: EnvironmentServiceOptions): Prom
   const logger = options.logger.child({ environment });
   const database = options.database ?? (await openEnvironmentDatabase(config, environment));
   const clock = options.clock ?? Date.now;
+  // The ingest app's /metrics (private port) carries the pipeline's: uploads, scoring, the queue.
+  const ingestMetrics = createHttpMetrics();
+  const pipelineMetrics = createPipelineMetrics({ registry: ingestMetrics.registry, db: database.db, logger, clock });
   let worker: ScoringWorker | null = null;
   if (options.scorer && config.scoringWorker === 'on') {
     worker = new ScoringWorker({
@@ -71,6 +75,7 @@ export async function startEnvironment(options: EnvironmentServiceOptions): Prom
       concurrency: config.scoringThreads,
       leaseMs: config.scoringLeaseMs,
       clock,
+      metrics: pipelineMetrics,
     });
   }
   const ownPreparer = options.preparer ? null : await threadUploadPreparer({ threads: config.ingestThreads });
@@ -89,6 +94,8 @@ export async function startEnvironment(options: EnvironmentServiceOptions): Prom
     bodyBudgetBytes:
       Math.max(config.ingestMemoryMb ?? 8 * config.ingestBodyLimitMb, config.ingestBodyLimitMb) * 1024 * 1024,
     rateLimit: { perMinute: config.ingestRateLimitPerMin, redis: options.redis },
+    metrics: ingestMetrics,
+    pipelineMetrics,
     metricsToken: config.metricsToken,
     onQueued: () => worker?.notify(),
     preparer,
