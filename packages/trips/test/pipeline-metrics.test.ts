@@ -11,21 +11,9 @@ import { TRIPS_MIGRATION_TABLE, tripsMigrations } from '../src/store/migrations.
 import { claimEnvironment, type TripsDatabase } from '../src/store/open-trips-database.ts';
 import { createVehicle } from '../src/store/vehicles.ts';
 import { fakeScorer } from './fixtures/fake-scorer.ts';
+import { seriesValue } from './fixtures/prometheus.ts';
 import { gpsTrip } from './fixtures/telemetry.ts';
 import { quietLogger } from './fixtures/world.ts';
-
-/** The value of one series in a Prometheus text exposition, or undefined when the scrape does not hold it. */
-function seriesValue(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
-  for (const line of text.split('\n')) {
-    if (line.startsWith('#')) continue;
-    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{([^}]*)\})? (\S+)$/.exec(line);
-    if (!match || match[1] !== name) continue;
-    const present = (match[2] ?? '').split(',').filter(Boolean);
-    if (wanted.length === present.length && wanted.every((w) => present.includes(w))) return Number(match[3]);
-  }
-  return undefined;
-}
 
 /** The ingest app's /metrics tell an operator what the pipeline does: uploads, scoring results and delays, the queue. */
 describe.each(testDialects())('pipeline metrics on $label', (dialect) => {

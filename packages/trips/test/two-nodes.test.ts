@@ -10,6 +10,7 @@ import { createFleet } from '../src/store/fleets.ts';
 import { createIngestKey } from '../src/store/ingest-keys.ts';
 import { openTripsDatabase, type TripsDatabase } from '../src/store/open-trips-database.ts';
 import { createVehicle } from '../src/store/vehicles.ts';
+import { seriesValue } from './fixtures/prometheus.ts';
 import { scorableTrip } from './fixtures/scorable-trip.ts';
 import { type ServiceNode, startServiceNode, stopServiceNode } from './fixtures/service-node.ts';
 
@@ -101,6 +102,21 @@ describe.skipIf(skip)(`two service nodes on PostgreSQL and Redis${skip ? ` (skip
     }
     const owners = await database.db.selectFrom('trips').select('trip_id').execute();
     expect(owners).toHaveLength(18);
+
+    // Each node's ingest /metrics counts what it did; both read the same queue from the shared store.
+    const scrapes = await Promise.all(nodes.map(async (node) => (await fetch(`${node.ingestUrl}/metrics`)).text()));
+    const total = (name: string, labels?: Record<string, string>) =>
+      scrapes.reduce((sum, text) => sum + (seriesValue(text, name, labels) ?? Number.NaN), 0);
+    expect(total('trips_ingest_uploads_total', { result: 'stored' })).toBe(18);
+    expect(total('trips_ingest_uploads_total', { result: 'duplicate' })).toBe(18);
+    expect(total('trips_scoring_attempts_total', { result: 'scored' })).toBe(18);
+    expect(total('trips_scoring_delay_seconds_count')).toBe(18);
+    for (const text of scrapes) {
+      expect(seriesValue(text, 'trips_store_up')).toBe(1);
+      expect(seriesValue(text, 'trips_scoring_queue_jobs', { status: 'queued' })).toBe(0);
+      expect(seriesValue(text, 'trips_scoring_queue_jobs', { status: 'failed' })).toBe(0);
+      expect(seriesValue(text, 'trips_scoring_backlog_seconds')).toBe(0);
+    }
   }, 150_000);
 
   it('keeps fleets apart on both nodes (600 randomized requests)', async () => {
