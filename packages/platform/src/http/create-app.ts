@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
@@ -18,6 +20,31 @@ export interface CreateHttpAppOptions {
   trustProxy?: FastifyServerOptions['trustProxy'];
   /** Extra Fastify options (e.g. routerOptions); the ones above take precedence. */
   fastify?: Omit<FastifyServerOptions, 'logger' | 'loggerInstance'>;
+  /**
+   * The answer, in the service's own error shape, to a request the HTTP parser refuses before Fastify sees it
+   * (headers or URL over Node's 16 KB, a malformed request line or header, headers not received in time). By
+   * default Fastify's JSON of its own shape, with 400, 408 or 431.
+   */
+  clientError?: (problem: ClientProblem) => ErrorAnswer;
+  /**
+   * The answer, in the service's own error shape, to a request that arrives while the app shuts down (on a
+   * keep-alive connection that was busy when shutdown began); it carries `Connection: close`. By default Fastify's
+   * 503 of its own shape.
+   */
+  closing?: ErrorAnswer;
+}
+
+/** A request the HTTP parser refused: Fastify's status for it, and what went wrong, in words a client can act on. */
+export interface ClientProblem {
+  statusCode: 400 | 408 | 431;
+  message: string;
+}
+
+/** A status, a JSON body and optionally a Retry-After (seconds). */
+export interface ErrorAnswer {
+  statusCode: number;
+  body: unknown;
+  retryAfterS?: number;
 }
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -65,7 +92,9 @@ export function createHttpApp(options: CreateHttpAppOptions): FastifyInstance {
     },
     // Keep-alive sockets with no request in flight are closed at once on shutdown; busy ones finish.
     forceCloseConnections: 'idle',
-    return503OnClosing: true,
+    // With its own closing answer the app answers in onRequest below, after the request is counted.
+    return503OnClosing: options.closing === undefined,
+    ...(options.clientError ? { clientErrorHandler: clientErrorHandler(options.clientError) } : {}),
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     trustProxy: options.trustProxy ?? false,
   });
@@ -119,6 +148,14 @@ export function createHttpApp(options: CreateHttpAppOptions): FastifyInstance {
       if (state.sent) settle(state);
     });
     reply.header(header, req.id);
+    if (closing && options.closing) {
+      const answer = options.closing;
+      reply.code(answer.statusCode).header('connection', 'close');
+      if (answer.retryAfterS !== undefined) reply.header('retry-after', String(answer.retryAfterS));
+      // Answered here, so no later hook or handler of the shutting-down app runs (done is not called).
+      reply.send(answer.body);
+      return;
+    }
     done();
   });
 
@@ -159,4 +196,43 @@ export function createHttpApp(options: CreateHttpAppOptions): FastifyInstance {
   });
 
   return app;
+}
+
+/** What the HTTP parser's error codes mean for a client, for `clientError`. */
+function clientProblem(err: NodeJS.ErrnoException): ClientProblem {
+  if (err.code === 'HPE_HEADER_OVERFLOW') {
+    return {
+      statusCode: 431,
+      message: 'the request line and headers exceed the 16 KB the server reads: send a shorter URL or fewer headers',
+    };
+  }
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return { statusCode: 408, message: 'the request was not received in time' };
+  }
+  return { statusCode: 400, message: 'malformed HTTP request' };
+}
+
+/**
+ * Fastify's clientErrorHandler writing `answer` as a raw HTTP response, as Fastify's own does (the parser has no
+ * request or reply to send through), then closing the connection: its stream cannot be read past the error.
+ */
+function clientErrorHandler(answer: (problem: ClientProblem) => ErrorAnswer) {
+  return function handle(this: FastifyInstance, err: NodeJS.ErrnoException, socket: Socket) {
+    // A reset connection is already gone: nothing to answer (Node's own rule for clientError).
+    if (err.code === 'ECONNRESET' || socket.destroyed) return;
+    const problem = clientProblem(err);
+    this.log.debug({ code: err.code, statusCode: problem.statusCode }, 'malformed request refused by the HTTP parser');
+    if (socket.writable) {
+      const { statusCode, body, retryAfterS } = answer(problem);
+      const text = JSON.stringify(body);
+      socket.write(
+        `HTTP/1.1 ${statusCode} ${STATUS_CODES[statusCode] ?? 'Error'}\r\n` +
+          'Content-Type: application/json; charset=utf-8\r\n' +
+          `Content-Length: ${Buffer.byteLength(text)}\r\n` +
+          (retryAfterS === undefined ? '' : `Retry-After: ${retryAfterS}\r\n`) +
+          `Connection: close\r\n\r\n${text}`,
+      );
+    }
+    socket.destroy(err);
+  };
 }

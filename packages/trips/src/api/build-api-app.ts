@@ -74,6 +74,18 @@ export async function buildApiApp(options: ApiAppOptions): Promise<FastifyInstan
   const app = createHttpApp({
     logger: options.logger,
     ...(options.metrics ? { metrics: options.metrics } : {}),
+    // Every answer of the API is `{ ok, error }` with one of the statuses of the specification (400, 401, 403, 404,
+    // 429, 500), also where no route runs: a request the HTTP parser refuses (Fastify would send 431 or 408 in its
+    // own shape) and one that arrives while this node shuts down (Fastify's 503).
+    clientError: (problem) => ({ statusCode: 400, body: { ok: false, error: problem.message } }),
+    closing: {
+      statusCode: 500,
+      body: {
+        ok: false,
+        error: 'this node is shutting down; retry the request (it goes to another node or to this one restarted)',
+      },
+      retryAfterS: 1,
+    },
     fastify: {
       routerOptions: { maxParamLength: 512, ignoreTrailingSlash: true },
       // Errors found before routing, e.g. a malformed percent-encoding in the path.
@@ -294,12 +306,16 @@ function sendError(
       .code(400)
       .send({ ok: false, error: `a value in the request is not one the store can hold (${err.message})` });
   }
-  // The database out of reach (restarting, failing over): a client and a load balancer retry a 503, as the
-  // ingest endpoint answers it; a 500 said "report this" for what is no fault of the request.
+  // The database out of reach (restarting, failing over): the specification's statuses stop at 500, so a 500 that
+  // says to retry, with Retry-After, rather than the ingest endpoint's 503 (a client built on the specification
+  // knows no 503). It is no fault of the request, and the message says so.
   if (err instanceof DatabaseUnavailableError) {
     req.log.error({ err }, 'database unavailable');
     reply.header('retry-after', '5');
-    return reply.code(503).send({ ok: false, error: 'the store is unavailable; retry with back-off' });
+    return reply.code(500).send({
+      ok: false,
+      error: 'the store is unavailable for a moment (nothing is wrong with the request); retry with back-off',
+    });
   }
   const status = typeof err.statusCode === 'number' ? err.statusCode : 500;
   if (status >= 400 && status < 500) {

@@ -76,6 +76,14 @@ export async function buildIngestApp(options: IngestAppOptions): Promise<Fastify
   const app = createHttpApp({
     logger: options.logger,
     bodyLimit: options.bodyLimitBytes ?? DEFAULT_INGEST_BODY_LIMIT_BYTES,
+    // `{ ok, error }` also where no route runs (see docs/ingest-protocol.md): a request the HTTP parser refuses, and
+    // one that arrives while this node shuts down (retried as any 503: nothing of it was stored).
+    clientError: (problem) => ({ statusCode: problem.statusCode, body: { ok: false, error: problem.message } }),
+    closing: {
+      statusCode: 503,
+      body: { ok: false, error: 'this node is shutting down; nothing was stored: retry the upload' },
+      retryAfterS: 2,
+    },
     ...(options.metrics ? { metrics: options.metrics } : {}),
     fastify: {
       routerOptions: { maxParamLength: 512, ignoreTrailingSlash: true },

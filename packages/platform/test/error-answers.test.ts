@@ -1,0 +1,126 @@
+import { connect } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type CreateHttpAppOptions, createHttpApp } from '../src/http/create-app.ts';
+import { createLogger } from '../src/logger.ts';
+
+const apps: FastifyInstance[] = [];
+afterEach(async () => {
+  for (const app of apps.splice(0)) await app.close();
+});
+
+async function listening(options: Partial<CreateHttpAppOptions> = {}) {
+  const app = createHttpApp({ logger: createLogger({ level: 'silent' }), ...options });
+  app.get('/fast', async () => ({ ok: true }));
+  // Shutdown work that takes a while (closing pools, flushing): requests can still arrive meanwhile.
+  app.addHook('preClose', () => new Promise<void>((resolve) => setTimeout(resolve, 200)));
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  apps.push(app);
+  return { app, port: (app.server.address() as { port: number }).port };
+}
+
+/** Writes `requests` on one connection, `between` running after the first, and returns all the server sent. */
+async function exchange(port: number, requests: string[], between?: () => void): Promise<string> {
+  const socket = connect(port, '127.0.0.1');
+  let received = '';
+  socket.on('data', (chunk) => {
+    received += chunk.toString();
+  });
+  const closed = new Promise((resolve) => socket.once('close', resolve));
+  socket.on('error', () => {});
+  await new Promise((resolve) => socket.once('connect', resolve));
+  for (const [i, request] of requests.entries()) {
+    socket.write(request);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    if (i === 0) between?.();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  setTimeout(() => socket.destroy(), 1000).unref();
+  await closed;
+  return received;
+}
+
+/** The responses in what a connection received: status, lower-cased headers, body. */
+function responses(received: string) {
+  return received
+    .split(/(?=HTTP\/1\.1 \d{3} )/)
+    .filter(Boolean)
+    .map((text) => {
+      const [head = '', body = ''] = text.split('\r\n\r\n');
+      const [statusLine = '', ...lines] = head.split('\r\n');
+      const headers = Object.fromEntries(
+        lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+      );
+      return { status: Number(statusLine.split(' ')[1]), headers, body };
+    });
+}
+
+const hugeHeader = `GET /fast HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${'a'.repeat(20_000)}\r\n\r\n`;
+
+describe("answers where no route runs, in the service's own shape", () => {
+  const clientError: CreateHttpAppOptions['clientError'] = (problem) => ({
+    statusCode: problem.statusCode === 431 ? 400 : problem.statusCode,
+    body: { ok: false, error: problem.message, parserStatus: problem.statusCode },
+  });
+
+  it('answers a request the HTTP parser refuses with the app’s own status and body, then closes', async () => {
+    const { port } = await listening({ clientError });
+    const [tooLarge] = responses(await exchange(port, [hugeHeader]));
+    expect(tooLarge!.status).toBe(400);
+    expect(tooLarge!.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(tooLarge!.headers.connection).toBe('close');
+    expect(JSON.parse(tooLarge!.body)).toEqual({
+      ok: false,
+      error: 'the request line and headers exceed the 16 KB the server reads: send a shorter URL or fewer headers',
+      parserStatus: 431,
+    });
+    expect(Number(tooLarge!.headers['content-length'])).toBe(Buffer.byteLength(tooLarge!.body));
+
+    const [garbage] = responses(await exchange(port, ['NOT HTTP AT ALL\r\n\r\n']));
+    expect(garbage!.status).toBe(400);
+    expect(JSON.parse(garbage!.body)).toEqual({ ok: false, error: 'malformed HTTP request', parserStatus: 400 });
+  });
+
+  it('leaves Fastify’s own answer where the app sets none', async () => {
+    const { port } = await listening();
+    const [tooLarge] = responses(await exchange(port, [hugeHeader]));
+    expect(tooLarge!.status).toBe(431);
+    expect(JSON.parse(tooLarge!.body)).toMatchObject({ statusCode: 431 });
+  });
+
+  it('answers a request that arrives during shutdown with the app’s closing answer, and closes the connection', async () => {
+    const closing = { statusCode: 500, body: { ok: false, error: 'shutting down' }, retryAfterS: 1 };
+    const { app, port } = await listening({ closing });
+    let closed: Promise<void> | undefined;
+    // A keep-alive connection: one request before shutdown begins, the next while it runs.
+    const received = await exchange(
+      port,
+      ['GET /fast HTTP/1.1\r\nHost: x\r\n\r\n', 'GET /fast HTTP/1.1\r\nHost: x\r\n\r\n'],
+      () => {
+        closed = app.close();
+      },
+    );
+    await closed;
+    const [before, during] = responses(received);
+    expect(before!.status).toBe(200);
+    expect(during!.status).toBe(500);
+    expect(during!.headers.connection).toBe('close');
+    expect(during!.headers['retry-after']).toBe('1');
+    expect(during!.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(JSON.parse(during!.body)).toEqual({ ok: false, error: 'shutting down' });
+  });
+
+  it('keeps Fastify’s 503 during shutdown where the app sets no closing answer', async () => {
+    const { app, port } = await listening();
+    let closed: Promise<void> | undefined;
+    const received = await exchange(
+      port,
+      ['GET /fast HTTP/1.1\r\nHost: x\r\n\r\n', 'GET /fast HTTP/1.1\r\nHost: x\r\n\r\n'],
+      () => {
+        closed = app.close();
+      },
+    );
+    await closed;
+    expect(responses(received).map((r) => r.status)).toEqual([200, 503]);
+  });
+});
