@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApiApp } from '../src/api/build-api-app.ts';
 import { buildIngestApp } from '../src/ingest/build-ingest-app.ts';
 import { openTripsDatabase, type TripsDatabase } from '../src/store/open-trips-database.ts';
+import { prng } from './fixtures/prng.ts';
 import { buildWorld, quietLogger, type World } from './fixtures/world.ts';
 
 /**
@@ -13,14 +14,6 @@ import { buildWorld, quietLogger, type World } from './fixtures/world.ts';
  * the fixed ones, so that a failure there is reproducible from the commit alone.
  */
 const SEED_OFFSET = Number(process.env.FUZZ_SEED ?? 0);
-
-function prng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1_664_525 + 1_013_904_223) >>> 0;
-    return s / 4_294_967_296;
-  };
-}
 
 const NASTY = [
   '',

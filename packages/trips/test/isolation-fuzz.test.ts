@@ -8,6 +8,9 @@ import { claimEnvironment, openTripsDatabase, type TripsDatabase } from '../src/
 import { prng } from './fixtures/prng.ts';
 import { buildWorld, quietLogger, type World } from './fixtures/world.ts';
 
+/** FUZZ_SEED runs the fuzzer with another seed, as in input-fuzz.test.ts; CI keeps the fixed one. */
+const SEED_OFFSET = Number(process.env.FUZZ_SEED ?? 0);
+
 const REQUESTS = 3000;
 
 describe.each(testDialects())('fleet isolation under randomized requests on $label', (dialect) => {
@@ -70,7 +73,7 @@ describe.each(testDialects())('fleet isolation under randomized requests on $lab
       const marks = new Map<string, string[]>();
       for (const f of world.fleets) marks.set(f.fleetId, [f.fleetId, ...f.tripIds, ...f.plates, ...f.drivers]);
 
-      const rnd = prng(20261121);
+      const rnd = prng(20261121 + SEED_OFFSET);
       const pick = <T>(items: readonly T[]): T => items[Math.floor(rnd() * items.length)]!;
       const counts = { ok: 0, notFound: 0, forbidden: 0 };
       for (let i = 0; i < REQUESTS; i++) {
