@@ -55,6 +55,17 @@ function responses(received: string) {
     });
 }
 
+/** Two requests on one keep-alive connection, the app's shutdown beginning between them; their responses. */
+async function acrossShutdown(app: FastifyInstance, port: number) {
+  let closed: Promise<void> | undefined;
+  const request = 'GET /fast HTTP/1.1\r\nHost: x\r\n\r\n';
+  const received = await exchange(port, [request, request], () => {
+    closed = app.close();
+  });
+  await closed;
+  return responses(received);
+}
+
 const hugeHeader = `GET /fast HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${'a'.repeat(20_000)}\r\n\r\n`;
 
 describe("answers where no route runs, in the service's own shape", () => {
@@ -91,17 +102,7 @@ describe("answers where no route runs, in the service's own shape", () => {
   it('answers a request that arrives during shutdown with the app’s closing answer, and closes the connection', async () => {
     const closing = { statusCode: 500, body: { ok: false, error: 'shutting down' }, retryAfterS: 1 };
     const { app, port } = await listening({ closing });
-    let closed: Promise<void> | undefined;
-    // A keep-alive connection: one request before shutdown begins, the next while it runs.
-    const received = await exchange(
-      port,
-      ['GET /fast HTTP/1.1\r\nHost: x\r\n\r\n', 'GET /fast HTTP/1.1\r\nHost: x\r\n\r\n'],
-      () => {
-        closed = app.close();
-      },
-    );
-    await closed;
-    const [before, during] = responses(received);
+    const [before, during] = await acrossShutdown(app, port);
     expect(before!.status).toBe(200);
     expect(during!.status).toBe(500);
     expect(during!.headers.connection).toBe('close');
@@ -112,15 +113,6 @@ describe("answers where no route runs, in the service's own shape", () => {
 
   it('keeps Fastify’s 503 during shutdown where the app sets no closing answer', async () => {
     const { app, port } = await listening();
-    let closed: Promise<void> | undefined;
-    const received = await exchange(
-      port,
-      ['GET /fast HTTP/1.1\r\nHost: x\r\n\r\n', 'GET /fast HTTP/1.1\r\nHost: x\r\n\r\n'],
-      () => {
-        closed = app.close();
-      },
-    );
-    await closed;
-    expect(responses(received).map((r) => r.status)).toEqual([200, 503]);
+    expect((await acrossShutdown(app, port)).map((r) => r.status)).toEqual([200, 503]);
   });
 });
