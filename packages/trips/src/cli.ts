@@ -824,9 +824,10 @@ program
 const queue = program.command('queue').description('the scoring queue');
 queue
   .command('status')
-  .description('uploads per status')
+  .description('uploads per status, the last 20 failed with their reasons, trips scored by another model')
   .addOption(envOption())
-  .action((opts: { env: string }) =>
+  .option('--json', 'JSON output')
+  .action((opts: { env: string; json?: boolean }) =>
     withDatabase(opts.env, async (db) => {
       const counts = await queueCounts(db.db);
       const failed = await db.db
@@ -843,6 +844,30 @@ queue
         .where('status', 'in', ['queued', 'scoring'])
         .where('scored_at_ms', 'is not', null)
         .executeTakeFirstOrThrow();
+      // Loaded here, not at the top: the engine's modules are not needed by the other commands.
+      const { SCORING_MODEL_VERSION } = await import('@svc/scoring');
+      const otherModels = await tripsScoredByOtherModels(db.db, SCORING_MODEL_VERSION);
+      if (opts.json) {
+        process.stdout.write(
+          `${JSON.stringify(
+            {
+              ...counts,
+              scoredQueuedAgain: Number(again.n),
+              lastFailed: failed.map((f) => ({
+                tripId: f.trip_id,
+                plate: f.plate,
+                attempts: Number(f.attempts),
+                reason: f.last_error,
+              })),
+              modelVersion: SCORING_MODEL_VERSION,
+              scoredByOtherModels: otherModels,
+            },
+            null,
+            2,
+          )}\n`,
+        );
+        return;
+      }
       process.stdout.write(
         `${Object.entries(counts)
           .map(([k, v]) => `${k} ${v}`)
@@ -854,13 +879,7 @@ queue
         );
       }
       for (const f of failed) process.stdout.write(`  failed ${f.trip_id} (${f.plate}): ${f.last_error}\n`);
-      // Loaded here, not at the top: the engine's modules are not needed by the other commands.
-      const { SCORING_MODEL_VERSION } = await import('@svc/scoring');
-      const notice = otherModelsNotice(
-        await tripsScoredByOtherModels(db.db, SCORING_MODEL_VERSION),
-        SCORING_MODEL_VERSION,
-        opts.env,
-      );
+      const notice = otherModelsNotice(otherModels, SCORING_MODEL_VERSION, opts.env);
       if (notice) process.stdout.write(`${notice}\n`);
     }),
   );

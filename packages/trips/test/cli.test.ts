@@ -327,6 +327,27 @@ describe('admin CLI (npx trips)', () => {
       await database.close();
     }
     const { SCORING_MODEL_VERSION } = await import('@svc/scoring');
+    // --json says what the text says: the counts of its first line, the model versions.
+    const json = JSON.parse((await trips('queue', 'status', '--env', 'sandbox', '--json')).stdout);
+    const line = (await status()).split('\n')[0]!;
+    const counts = Object.fromEntries(line.split(', ').map((part) => [part.split(' ')[0], Number(part.split(' ')[1])]));
+    expect(Object.keys(counts)).toEqual(['queued', 'scoring', 'scored', 'failed']);
+    expect(json).toMatchObject({
+      ...counts,
+      scored: 1,
+      scoredQueuedAgain: 0,
+      modelVersion: SCORING_MODEL_VERSION,
+      scoredByOtherModels: [{ modelVersion: '1.0.0', trips: 1 }],
+    });
+    expect(json.lastFailed).toHaveLength(Math.min(20, json.failed));
+    for (const failed of json.lastFailed) {
+      expect(failed).toEqual({
+        tripId: expect.stringMatching(/^trip_/),
+        plate: expect.any(String),
+        attempts: expect.any(Number),
+        reason: expect.any(String),
+      });
+    }
     expect(await status()).toContain(
       `1 stored trip was scored by another model than the current ${SCORING_MODEL_VERSION} (1 by 1.0.0); they are served with those scores until \`npx trips rescore --env sandbox\` recomputes them\n`,
     );
