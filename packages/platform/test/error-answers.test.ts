@@ -2,6 +2,7 @@ import { connect } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type CreateHttpAppOptions, createHttpApp } from '../src/http/create-app.ts';
+import { registerOpsRoutes } from '../src/http/ops-routes.ts';
 import { createLogger } from '../src/logger.ts';
 
 const apps: FastifyInstance[] = [];
@@ -12,6 +13,7 @@ afterEach(async () => {
 async function listening(options: Partial<CreateHttpAppOptions> = {}) {
   const app = createHttpApp({ logger: createLogger({ level: 'silent' }), ...options });
   app.get('/fast', async () => ({ ok: true }));
+  registerOpsRoutes(app);
   // Shutdown work that takes a while (closing pools, flushing): requests can still arrive meanwhile.
   app.addHook('preClose', () => new Promise<void>((resolve) => setTimeout(resolve, 200)));
   await app.listen({ host: '127.0.0.1', port: 0 });
@@ -56,10 +58,10 @@ function responses(received: string) {
 }
 
 /** Two requests on one keep-alive connection, the app's shutdown beginning between them; their responses. */
-async function acrossShutdown(app: FastifyInstance, port: number) {
+async function acrossShutdown(app: FastifyInstance, port: number, during = '/fast') {
   let closed: Promise<void> | undefined;
-  const request = 'GET /fast HTTP/1.1\r\nHost: x\r\n\r\n';
-  const received = await exchange(port, [request, request], () => {
+  const request = (url: string) => `GET ${url} HTTP/1.1\r\nHost: x\r\n\r\n`;
+  const received = await exchange(port, [request('/fast'), request(during)], () => {
     closed = app.close();
   });
   await closed;
@@ -109,6 +111,14 @@ describe("answers where no route runs, in the service's own shape", () => {
     expect(during!.headers['retry-after']).toBe('1');
     expect(during!.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     expect(JSON.parse(during!.body)).toEqual({ ok: false, error: 'shutting down' });
+  });
+
+  it('lets /readyz say for itself that the node is shutting down', async () => {
+    const closing = { statusCode: 500, body: { ok: false, error: 'closing answer' } };
+    const { app, port } = await listening({ closing });
+    const [, probe] = await acrossShutdown(app, port, '/readyz');
+    expect(probe!.status).toBe(503);
+    expect(JSON.parse(probe!.body)).toEqual({ ok: false, error: 'shutting down' });
   });
 
   it('keeps Fastify’s 503 during shutdown where the app sets no closing answer', async () => {

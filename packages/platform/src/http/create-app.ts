@@ -28,8 +28,8 @@ export interface CreateHttpAppOptions {
   clientError?: (problem: ClientProblem) => ErrorAnswer;
   /**
    * The answer, in the service's own error shape, to a request that arrives while the app shuts down (on a
-   * keep-alive connection that was busy when shutdown began); it carries `Connection: close`. By default Fastify's
-   * 503 of its own shape.
+   * connection kept alive from before); it carries `Connection: close`. Ops routes answer for themselves
+   * (`/readyz` says 503). By default Fastify's 503 of its own shape, for every route.
    */
   closing?: ErrorAnswer;
 }
@@ -50,6 +50,10 @@ export interface ErrorAnswer {
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** An ops route (registerOpsRoutes): it answers for itself during shutdown (see `closing`). */
+    ops?: boolean;
+  }
   interface FastifyInstance {
     /** The app's Prometheus metrics (see createHttpMetrics). */
     httpMetrics: HttpMetrics;
@@ -148,7 +152,7 @@ export function createHttpApp(options: CreateHttpAppOptions): FastifyInstance {
       if (state.sent) settle(state);
     });
     reply.header(header, req.id);
-    if (closing && options.closing) {
+    if (closing && options.closing && req.routeOptions.config.ops !== true) {
       const answer = options.closing;
       reply.code(answer.statusCode).header('connection', 'close');
       if (answer.retryAfterS !== undefined) reply.header('retry-after', String(answer.retryAfterS));

@@ -36,11 +36,18 @@ function fromLoopback(req: FastifyRequest): boolean {
 export function registerOpsRoutes(app: FastifyInstance, options: OpsRoutesOptions = {}): void {
   const prefix = options.prefix ?? '';
   let closing = false;
+  // From the start of shutdown: requests that still arrive then (on kept-alive connections) get the app's own
+  // closing answer (createHttpApp), but a probe of /readyz gets this 503.
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
   app.addHook('onClose', async () => {
     closing = true;
   });
+  // Marked as ops routes: createHttpApp lets them answer for themselves during shutdown.
+  const ops = { config: { ops: true } };
 
-  app.get(`${prefix}/healthz`, async () => ({ ok: true, status: 'alive' }));
+  app.get(`${prefix}/healthz`, ops, async () => ({ ok: true, status: 'alive' }));
 
   // What the last probe found. A load balancer probes every few seconds for as long as an outage lasts, so a
   // state is logged when it begins (and when its reasons change), not at every probe: one warning per outage.
@@ -51,7 +58,7 @@ export function registerOpsRoutes(app: FastifyInstance, options: OpsRoutesOption
     log();
   };
 
-  app.get(`${prefix}/readyz`, async (req, reply) => {
+  app.get(`${prefix}/readyz`, ops, async (req, reply) => {
     if (closing) return reply.code(503).send({ ok: false, error: 'shutting down' });
     try {
       await options.readiness?.();
@@ -75,7 +82,7 @@ export function registerOpsRoutes(app: FastifyInstance, options: OpsRoutesOption
   });
 
   const expected = options.metricsToken ? sha256(`Bearer ${options.metricsToken}`) : null;
-  app.get(`${prefix}/metrics`, async (req, reply) => {
+  app.get(`${prefix}/metrics`, ops, async (req, reply) => {
     if (expected) {
       // Compared as digests: equal lengths for timingSafeEqual, and no timing hint about the token.
       if (!timingSafeEqual(sha256(req.headers.authorization ?? ''), expected)) {
