@@ -113,6 +113,14 @@ describe("answers where no route runs, in the service's own shape", () => {
     expect(JSON.parse(during!.body)).toEqual({ ok: false, error: 'shutting down' });
   });
 
+  it('gives the closing answer for a path no route serves too', async () => {
+    const closing = { statusCode: 500, body: { ok: false, error: 'shutting down' } };
+    const { app, port } = await listening({ closing });
+    const [, during] = await acrossShutdown(app, port, '/no/such/route');
+    expect(during!.status).toBe(500);
+    expect(JSON.parse(during!.body)).toEqual({ ok: false, error: 'shutting down' });
+  });
+
   it('lets /readyz say for itself that the node is shutting down', async () => {
     const closing = { statusCode: 500, body: { ok: false, error: 'closing answer' } };
     const { app, port } = await listening({ closing });
