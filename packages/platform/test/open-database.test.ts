@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { DatabaseUnavailableError, MigrationError, openDatabase } from '../src/index.ts';
+import { DatabaseUnavailableError, MigrationError, openDatabase, withTransaction } from '../src/index.ts';
 
 describe('openDatabase', () => {
   it('opens SQLite under a missing folder with WAL, foreign keys and a busy timeout', async () => {
@@ -52,6 +52,37 @@ describe('openDatabase', () => {
       expect(tables.rows.map((r) => r.name)).toContain('t');
     } finally {
       await again.close();
+    }
+  });
+
+  it('reports a full SQLite database as unavailable from a transaction SQLite ended itself, and keeps nothing of it', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'full-'));
+    const migrations = {
+      '0001_t': {
+        up: async (db: import('kysely').Kysely<unknown>) =>
+          void (await sql`create table t (id integer primary key, body text not null)`.execute(db)),
+      },
+    };
+    const database = await openDatabase({ sqliteFile: path.join(dir, 'app.db'), migrations });
+    try {
+      // Capped at its present size, the file has no room for a new page: the next one fails with SQLITE_FULL, a
+      // real "database or disk is full" from SQLite, which then rolls the transaction back by itself.
+      const pages = (await sql<{ page_count: number }>`pragma page_count`.execute(database.db)).rows[0]!.page_count;
+      await sql.raw(`pragma max_page_count = ${pages}`).execute(database.db);
+      const write = withTransaction(database.db, async (trx) => {
+        for (let i = 0; i < 20; i++) await sql`insert into t (body) values (${'x'.repeat(4000)})`.execute(trx);
+      });
+      // Before, Kysely's ROLLBACK failed ("cannot rollback - no transaction is active") and that error replaced
+      // this one.
+      await expect(write).rejects.toThrow(DatabaseUnavailableError);
+      await expect(write).rejects.toThrow('database unavailable: database or disk is full');
+      await sql.raw('pragma max_page_count = 1073741823').execute(database.db);
+      expect((await sql<{ n: number }>`select count(*) as n from t`.execute(database.db)).rows[0]!.n).toBe(0);
+      // The connection is not left inside a transaction: the next one commits.
+      await withTransaction(database.db, (trx) => sql`insert into t (body) values ('after')`.execute(trx));
+      expect((await sql<{ n: number }>`select count(*) as n from t`.execute(database.db)).rows[0]!.n).toBe(1);
+    } finally {
+      await database.close();
     }
   });
 });

@@ -3,7 +3,8 @@
 // the other and round after round (the order turns each round), loads each endpoint as the bench does (50
 // connections) and prints, per variant and endpoint, the median and range of the server's CPU per request.
 // On a shared machine req/s moves with the neighbours; CPU per request much less. Figures only.
-// AB_ROUNDS (default 4), AB_DURATION_S (default 8), AB_ONLY=list1,list5000,breakdown,trip, AB_CPU_PROF=<dir>.
+// AB_ROUNDS (default 4), AB_DURATION_S (default 8), AB_ONLY=list1,list5000,breakdown,trip, AB_CPU_PROF=<dir>,
+// AB_NODE_FLAGS_<label>="--flag ..." (Node flags for that variant's server only).
 // BENCH_READ_STORE=postgres: on the PostgreSQL bench store (BENCH_DATABASE_URL or TEST_DATABASE_URL), each
 // variant's server reading it as `api-pg`, and the CPU of PostgreSQL's processes per request printed beside.
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -60,7 +61,9 @@ function start(dir: string, label: string, round: number): Promise<{ child: Chil
   const prof = process.env.AB_CPU_PROF
     ? ['--cpu-prof', '--cpu-prof-dir', path.join(process.env.AB_CPU_PROF, `${label}-${round}`)]
     : [];
-  const child = spawn(process.execPath, [...prof, '--import', 'tsx', 'bench/api-server.ts', ...serverArgs], {
+  // AB_NODE_FLAGS_<label>: extra Node flags for one variant (e.g. a heap setting), the same checkout otherwise.
+  const flags = (process.env[`AB_NODE_FLAGS_${label}`] ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...flags, ...prof, '--import', 'tsx', 'bench/api-server.ts', ...serverArgs], {
     cwd: path.join(dir, 'packages/trips'),
     stdio: ['ignore', log, 'pipe'],
   });

@@ -19,13 +19,22 @@ import { toDomainError } from './errors.ts';
  */
 export class ErrorMappingDialect implements Dialect {
   readonly #inner: Dialect;
+  readonly #transactionOpen: (() => boolean) | undefined;
 
-  constructor(inner: Dialect) {
+  /**
+   * `transactionOpen` (SQLite: the connection's `inTransaction`) tells whether a transaction is still open when
+   * one is to be rolled back. SQLite ends a transaction by itself when a statement in it fails with SQLITE_FULL,
+   * SQLITE_IOERR, SQLITE_NOMEM, SQLITE_BUSY or SQLITE_INTERRUPT; Kysely's ROLLBACK then fails with "cannot
+   * rollback - no transaction is active", and that error would replace the statement's own (a full disk
+   * reported as a bug instead of the database being unavailable).
+   */
+  constructor(inner: Dialect, options: { transactionOpen?: () => boolean } = {}) {
     this.#inner = inner;
+    this.#transactionOpen = options.transactionOpen;
   }
 
   createDriver(): Driver {
-    return new ErrorMappingDriver(this.#inner.createDriver());
+    return new ErrorMappingDriver(this.#inner.createDriver(), this.#transactionOpen);
   }
 
   createQueryCompiler(): QueryCompiler {
@@ -45,9 +54,11 @@ export class ErrorMappingDialect implements Dialect {
 class ErrorMappingDriver implements Driver {
   readonly #inner: Driver;
   readonly #wrapped = new WeakMap<DatabaseConnection, DatabaseConnection>();
+  readonly #transactionOpen: (() => boolean) | undefined;
 
-  constructor(inner: Driver) {
+  constructor(inner: Driver, transactionOpen: (() => boolean) | undefined) {
     this.#inner = inner;
+    this.#transactionOpen = transactionOpen;
   }
 
   async init(): Promise<void> {
@@ -73,6 +84,9 @@ class ErrorMappingDriver implements Driver {
   }
 
   async rollbackTransaction(conn: DatabaseConnection): Promise<void> {
+    // Already rolled back by the database itself (see ErrorMappingDialect): Kysely then re-throws the error
+    // that ended the transaction.
+    if (this.#transactionOpen?.() === false) return;
     await rethrowMapped(() => this.#inner.rollbackTransaction(unwrap(conn)));
   }
 

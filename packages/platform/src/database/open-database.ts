@@ -129,7 +129,9 @@ function openSqlite<DB>(options: OpenDatabaseOptions): Database<DB> {
     throw new DatabaseUnavailableError(`cannot open SQLite database ${file}: ${whySqliteCannotOpen(file, err)}`);
   }
   const db = new Kysely<DB>({
-    dialect: new ErrorMappingDialect(new SqliteDialect({ database: withStatementCache(handle) })),
+    dialect: new ErrorMappingDialect(new SqliteDialect({ database: withStatementCache(handle) }), {
+      transactionOpen: () => handle.inTransaction,
+    }),
   });
   sqliteHandles.set(db, handle);
   sqliteHandlesByAdapter.set(db.getExecutor().adapter, handle);

@@ -19,9 +19,10 @@ export interface PipelineMetrics {
   tripScored(scoringS: number, sinceReceivedS: number | null): void;
   /**
    * An attempt that ended without a score: `retry` (it runs again after a back-off), `not_scorable` (the model's
-   * verdict on the data, kept with its reason) or `failed` (retries exhausted, or the telemetry cannot be read).
+   * verdict on the data, kept with its reason), `failed` (retries exhausted, or the telemetry cannot be read) or
+   * `store_fault` (the store failed, not the trip: it runs again without counting the attempt).
    */
-  attemptFailed(result: 'retry' | 'not_scorable' | 'failed'): void;
+  attemptFailed(result: 'retry' | 'not_scorable' | 'failed' | 'store_fault'): void;
 }
 
 /** Upload statuses the queue gauge reports (`scored` grows with the store, and the trip list counts it). */
@@ -54,7 +55,7 @@ export function createPipelineMetrics(options: {
   });
   const attempts = new Counter({
     name: 'trips_scoring_attempts_total',
-    help: 'Scoring attempts by this process, by result: scored, retry, not_scorable or failed',
+    help: 'Scoring attempts by this process, by result: scored, retry, not_scorable, failed or store_fault',
     labelNames: ['result'] as const,
     registers: [registry],
   });
@@ -72,7 +73,9 @@ export function createPipelineMetrics(options: {
   });
   // The counters' series exist from the start, at zero, so that a rate over them is defined before the first event.
   for (const result of ['stored', 'duplicate'] as const) uploads.inc({ result }, 0);
-  for (const result of ['scored', 'retry', 'not_scorable', 'failed'] as const) attempts.inc({ result }, 0);
+  for (const result of ['scored', 'retry', 'not_scorable', 'failed', 'store_fault'] as const) {
+    attempts.inc({ result }, 0);
+  }
 
   // One read of the queue serves the three gauges of a scrape: prom-client starts their collect() together, and
   // they share the read in flight.

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { type Logger, withTransaction } from '@svc/platform';
 import { isPermanentScoringError, isStoredTelemetryUnreadable, type TripScorer } from '../scoring/trip-scorer.ts';
-import { type ClaimedJob, claimJobs, failJob, markJudgedBy, renewLease } from '../store/job-queue.ts';
+import { type ClaimedJob, claimJobs, failJob, markJudgedBy, releaseJob, renewLease } from '../store/job-queue.ts';
 import type { TripsDatabase } from '../store/open-trips-database.ts';
 import { previousTripsOf } from '../store/previous-trips.ts';
 import type { UploadStatus } from '../store/schema.ts';
@@ -13,6 +13,7 @@ import {
   withdrawScoredTrip,
   writeScoredTrip,
 } from '../store/scored-trips.ts';
+import { isStoreFault } from '../store/store-fault.ts';
 import { machineTypeOfVehicle } from '../store/vehicles.ts';
 import type { PipelineMetrics } from './pipeline-metrics.ts';
 
@@ -33,6 +34,8 @@ export interface ScoringWorkerOptions {
   owner?: string;
   /** Where scored trips and failed attempts are counted (the ingest app's /metrics); none by default. */
   metrics?: PipelineMetrics;
+  /** First pause after a round the store failed (doubling, up to 30 times this); 1 s by default. */
+  storeFaultPauseMs?: number;
 }
 
 /** Where one job stands after `scoreTrips`: scored, failed for good, or queued for a later attempt. */
@@ -55,6 +58,15 @@ export function retryDelayMs(attempt: number): number {
 }
 
 /**
+ * Pause of the worker after a round in which the store failed: `baseMs` (1 s by default), then twice as long after
+ * each further faulty round, capped at 30 times the base, so a store out of reach is tried again soon after it is
+ * back without being hammered (nor the log filled) meanwhile.
+ */
+export function storeFaultPauseMs(faultyRounds: number, baseMs = 1000): number {
+  return Math.min(baseMs * 2 ** Math.max(0, faultyRounds - 1), baseMs * 30);
+}
+
+/**
  * Scores queued uploads off the request path: claims jobs, scores them with the engine, and stores
  * trip, breakdown and route in one transaction. Failures are retried with back-off; a trip that cannot
  * be scored ends `failed` with its reason, its telemetry kept.
@@ -70,10 +82,24 @@ export class ScoringWorker {
   readonly #maxAttempts: number;
   readonly #clock: () => number;
   readonly #metrics: PipelineMetrics | undefined;
+  readonly #faultPauseMs: number;
   #running = false;
   #loop: Promise<void> | undefined;
   #wake: (() => void) | undefined;
   #timer: NodeJS.Timeout | undefined;
+  /** The last store fault met by a job or a claim since the loop last looked (see #run). */
+  #storeFault: Error | undefined;
+  /** Consecutive rounds of the loop in which the store failed, and when the first of them began. */
+  #faultyRounds = 0;
+  #faultySinceMs = 0;
+  /** Ends the loop's pause after a store fault early (stop()). */
+  #endPause: (() => void) | undefined;
+  /**
+   * Jobs whose attempt a store fault ended and which could not be put back then (the store took no write): put
+   * back before anything new is claimed, so that the claim's attempt is given back then, before its lease expires
+   * and a new claim counts another.
+   */
+  #unreleased: Array<{ job: ClaimedJob; fault: Error }> = [];
 
   constructor(options: ScoringWorkerOptions) {
     this.#db = options.db;
@@ -85,6 +111,7 @@ export class ScoringWorker {
     this.#maxAttempts = options.maxAttempts ?? 5;
     this.#clock = options.clock ?? Date.now;
     this.#metrics = options.metrics;
+    this.#faultPauseMs = options.storeFaultPauseMs ?? 1000;
     this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   }
 
@@ -99,6 +126,7 @@ export class ScoringWorker {
   async stop(): Promise<void> {
     this.#running = false;
     this.notify();
+    this.#endPause?.();
     await this.#loop;
   }
 
@@ -118,6 +146,7 @@ export class ScoringWorker {
   async runOnce(
     options: { tripIds?: readonly string[]; onRequeued?: (tripIds: string[]) => void } = {},
   ): Promise<number> {
+    await this.#releasePending();
     const claimedAtMs = this.#clock();
     const jobs = await claimJobs(this.#db.db, {
       owner: this.owner,
@@ -212,7 +241,21 @@ export class ScoringWorker {
       try {
         claimed = await this.runOnce();
       } catch (err) {
-        this.#log.error({ err }, 'scoring worker: claiming jobs failed');
+        if (isStoreFault(err)) this.#storeFault = err;
+        else this.#log.error({ err }, 'scoring worker: claiming jobs failed');
+      }
+      if (this.#storeFault) {
+        await this.#pauseForStore(this.#storeFault);
+        continue;
+      }
+      // A round that claimed nothing proves little (its statement may write no page); one whose jobs got past the
+      // store does.
+      if (this.#faultyRounds > 0 && claimed > 0) {
+        this.#log.info(
+          { faultyRounds: this.#faultyRounds, downS: Math.round((this.#clock() - this.#faultySinceMs) / 1000) },
+          'the store answers again; scoring goes on',
+        );
+        this.#faultyRounds = 0;
       }
       if (claimed > 0 || !this.#running) continue;
       await new Promise<void>((resolve) => {
@@ -220,6 +263,30 @@ export class ScoringWorker {
         this.#timer = setTimeout(resolve, this.#pollMs);
       });
     }
+  }
+
+  /**
+   * After a round in which the store failed: one warning when such a run of rounds begins (not one per job or
+   * per poll), then a pause that grows with each faulty round. Uploads arriving meanwhile do not cut it short.
+   */
+  async #pauseForStore(fault: Error): Promise<void> {
+    this.#storeFault = undefined;
+    if (this.#faultyRounds++ === 0) {
+      this.#faultySinceMs = this.#clock();
+      this.#log.warn(
+        { reason: fault.message },
+        'the store is failing: scoring pauses and tries again; trips keep their attempts meanwhile',
+      );
+    }
+    if (!this.#running) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, storeFaultPauseMs(this.#faultyRounds, this.#faultPauseMs));
+      this.#endPause = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.#endPause = undefined;
   }
 
   /**
@@ -325,6 +392,10 @@ export class ScoringWorker {
         this.#log.info({ tripId }, 'location data deleted while the trip was scored; result dropped');
         return [];
       }
+      if (isStoreFault(err)) {
+        await this.#releaseAfterStoreFault(job, err);
+        return [];
+      }
       const reason = err instanceof Error ? err.message : String(err);
       const unreadable = isStoredTelemetryUnreadable(err);
       if (unreadable && (await this.#keepScore(tripId, lease, reason))) {
@@ -375,6 +446,42 @@ export class ScoringWorker {
       clearInterval(renew);
     }
   }
+  /**
+   * A job whose attempt failed because of the store (reading the upload, storing the result): back in the queue
+   * with its attempt given back, due after the loop's next pause, its reason recorded for `trips queue status`.
+   * When the store cannot take even that write, the job is put back before the next claim (#unreleased); only if
+   * the store stays away past the lease, or this process ends first, does a later claim count another attempt.
+   */
+  async #releaseAfterStoreFault(job: ClaimedJob, fault: Error): Promise<void> {
+    this.#storeFault = fault;
+    this.#metrics?.attemptFailed('store_fault');
+    try {
+      await this.#release(job, fault);
+    } catch (releaseErr) {
+      this.#log.debug({ tripId: job.tripId, err: releaseErr }, 'could not put the job back yet after a store fault');
+      this.#unreleased.push({ job, fault });
+    }
+  }
+
+  async #release(job: ClaimedJob, fault: Error): Promise<void> {
+    const released = await releaseJob(this.#db.db, {
+      tripId: job.tripId,
+      lease: job.lease,
+      reason: `the store failed, not the trip; retried without counting an attempt: ${fault.message}`,
+      retryAtMs: this.#clock() + storeFaultPauseMs(this.#faultyRounds + 1, this.#faultPauseMs),
+    });
+    this.#log.debug({ tripId: job.tripId, released, reason: fault.message }, 'scoring attempt ended by a store fault');
+  }
+
+  /** Puts back the jobs a store fault left claimed (see #unreleased); throws the store's error while it fails. */
+  async #releasePending(): Promise<void> {
+    while (this.#unreleased.length > 0) {
+      const { job, fault } = this.#unreleased[0]!;
+      await this.#release(job, fault);
+      this.#unreleased.shift();
+    }
+  }
+
   /**
    * A trip queued again (an earlier trip of its driver arrived) whose stored telemetry can no longer be read:
    * its score, computed when the telemetry was whole, stays served, and the upload goes back to `scored` with

@@ -4,6 +4,7 @@ import { isDeadLocalHolder, leaseOwnerName } from '../service/process-liveness.t
 import type { TripsDatabase } from '../store/open-trips-database.ts';
 import { previousTripsOf } from '../store/previous-trips.ts';
 import { LocationDataDeletedError, withdrawScoredTrip, writeScoredTrip } from '../store/scored-trips.ts';
+import { isStoreFault } from '../store/store-fault.ts';
 import { machineTypeOfVehicle } from '../store/vehicles.ts';
 import { isPermanentScoringError, isStoredTelemetryUnreadable, type TripScorer } from './trip-scorer.ts';
 
@@ -271,6 +272,14 @@ export async function rescore(
                 unreadableTelemetry.push({ tripId: upload.trip_id, reason });
                 done[i + k] = true;
                 return;
+              }
+              // The store failing is no verdict on this trip, failed before or not: the run stops, as for an
+              // engine outage, and resumes from here.
+              if (isStoreFault(err)) {
+                throw new Error(
+                  `rescore stopped at ${upload.trip_id}: ${reason} (the trips before it are done; run the command again once the database answers)`,
+                  { cause: err },
+                );
               }
               if (!isPermanentScoringError(err)) {
                 // The engine broke down (or this trip breaks it). A scored trip keeps its score and the run stops

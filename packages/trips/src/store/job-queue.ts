@@ -96,6 +96,32 @@ export async function failJob(
 }
 
 /**
+ * Puts the job of the claim holding `lease` back in the queue, due at `retryAtMs`, and gives back the attempt its
+ * claim counted: the attempt failed because of the store (unavailable, full, a conflict), which says nothing
+ * about the trip, so it must not bring the trip nearer to failing for good. Returns false when the claim no
+ * longer held the job (nothing changed).
+ */
+export async function releaseJob(
+  db: Kysely<TripsSchema>,
+  job: { tripId: string; lease: string; reason: string; retryAtMs: number },
+): Promise<boolean> {
+  const r = await db
+    .updateTable('trip_uploads')
+    .set((eb) => ({
+      status: 'queued',
+      lease_owner: null,
+      // The claim counted one, so it is at least 1 here; the guard only keeps a hand-edited row from going negative.
+      attempts: sql<number>`case when ${eb.ref('attempts')} > 0 then ${eb.ref('attempts')} - 1 else 0 end`,
+      last_error: job.reason.slice(0, 2000),
+      next_attempt_at_ms: job.retryAtMs,
+    }))
+    .where('trip_id', '=', job.tripId)
+    .where('lease_owner', '=', job.lease)
+    .executeTakeFirst();
+  return r.numUpdatedRows > 0n;
+}
+
+/**
  * Records on a failed upload the model version that found it unscorable (a permanent failure), as a scored
  * upload records the model that scored it: rescore (scoring/rescore.ts) takes it again only under another model.
  * A failure that was not the model's verdict (attempts exhausted, the engine unavailable) leaves it null.

@@ -1,0 +1,375 @@
+import { gzipSync } from 'node:zlib';
+import { createLogger, DatabaseUnavailableError } from '@svc/platform';
+import { TcpRelay, testDialects } from '@svc/platform/testing';
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { acceptUpload } from '../src/ingest/accept-upload.ts';
+import { buildIngestApp } from '../src/ingest/build-ingest-app.ts';
+import { ScoringWorker } from '../src/ingest/scoring-worker.ts';
+import { rescore } from '../src/scoring/rescore.ts';
+import type { TripScorer } from '../src/scoring/trip-scorer.ts';
+import { createFleet } from '../src/store/fleets.ts';
+import { createIngestKey } from '../src/store/ingest-keys.ts';
+import { TRIPS_MIGRATION_TABLE, tripsMigrations } from '../src/store/migrations.ts';
+import { claimEnvironment, openTripsDatabase, type TripsDatabase } from '../src/store/open-trips-database.ts';
+import { createVehicle } from '../src/store/vehicles.ts';
+import { fakeScorer } from './fixtures/fake-scorer.ts';
+import { gpsTrip } from './fixtures/telemetry.ts';
+import { quietLogger } from './fixtures/world.ts';
+
+/**
+ * The store failing under the pipeline, not the trips: SQLite's database full (SQLITE_FULL, raised for real by a
+ * page limit at the store's present size) and PostgreSQL out of reach (a relay taken away). Uploads are refused
+ * with 503 and nothing of them is kept; scoring attempts ended by the store do not count against the trip, so no
+ * trip fails for good over it, and everything is scored once the store answers again.
+ */
+
+const sqlite = testDialects().find((d) => d.name === 'sqlite')!;
+const postgres = testDialects().find((d) => d.name === 'postgres')!;
+const sender = { fleetId: 'fleet_f', vehicleId: null, keyId: null, source: 'test' };
+
+const WARN_OR_WORSE = new Set(['warn', 'error', 'fatal']);
+
+/** A logger at info level whose lines are kept, parsed. */
+function logLines() {
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = createLogger({
+    level: 'info',
+    destination: { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) },
+  });
+  return { logger, lines };
+}
+
+async function setUp(database: TripsDatabase) {
+  await claimEnvironment(database.db, 'production', database.location);
+  await createFleet(database.db, { name: 'F', fleetId: 'fleet_f' });
+  await createVehicle(database.db, { fleetId: 'fleet_f', plate: 'FU-1' });
+}
+
+const uploads = (database: TripsDatabase) =>
+  database.db
+    .selectFrom('trip_uploads')
+    .select(['trip_id', 'status', 'attempts', 'last_error'])
+    .orderBy('trip_id')
+    .execute();
+
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 20_000) {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe.skipIf(sqlite.skip)('a full SQLite database', () => {
+  let database: TripsDatabase;
+  let ingest: FastifyInstance;
+  let key: string;
+  let now = Date.UTC(2026, 10, 20, 12);
+  /** Caps the file at its present number of pages: a write needing a new page fails with SQLITE_FULL. */
+  const fill = async () => {
+    const { page_count } = (await sql<{ page_count: number }>`pragma page_count`.execute(database.db)).rows[0]!;
+    await sql.raw(`pragma max_page_count = ${page_count}`).execute(database.db);
+  };
+  const makeRoom = () => sql.raw('pragma max_page_count = 1073741823').execute(database.db);
+  // 600 fixes: the stored telemetry and the route each need pages of their own, so they cannot fit in what is
+  // left free in the pages already there.
+  const trip = (hour: number) => gpsTrip({ startMs: Date.UTC(2026, 10, 20, hour), vehicle: 'FU-1', points: 600 });
+
+  beforeAll(async () => {
+    database = await sqlite.open(tripsMigrations, { migrationTable: TRIPS_MIGRATION_TABLE });
+    await setUp(database);
+    key = (await createIngestKey(database.db, { environment: 'production', fleetId: 'fleet_f' })).secret;
+    ingest = await buildIngestApp({ environment: 'production', database, logger: quietLogger() });
+  });
+  // A failed test must not leave the next one a full database.
+  afterEach(makeRoom);
+  afterAll(async () => {
+    await ingest?.close();
+    await database?.close();
+  });
+
+  it('refuses an upload with 503 and Retry-After, keeps nothing of it, and stores it once when retried with room', async () => {
+    const post = () =>
+      ingest.inject({
+        method: 'POST',
+        url: '/ingest/v1/trips',
+        payload: gzipSync(JSON.stringify(trip(6))),
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          'content-encoding': 'gzip',
+          'idempotency-key': 'full-disk-upload-1',
+        },
+      });
+    const before = await uploads(database);
+    await fill();
+    const refused = await post();
+    expect(refused.statusCode).toBe(503);
+    expect(refused.headers['retry-after']).toBe('5');
+    expect(refused.json()).toEqual({ ok: false, error: 'the store is unavailable; retry with back-off' });
+    expect(await uploads(database)).toEqual(before);
+    await makeRoom();
+    const stored = await post();
+    expect(stored.statusCode).toBe(202);
+    expect((await post()).statusCode).toBe(200);
+    expect(await uploads(database)).toHaveLength(before.length + 1);
+    await new ScoringWorker({ db: database, scorer: fakeScorer(), logger: quietLogger(), clock: () => now }).drain();
+  });
+
+  /**
+   * The engine's scores, after which the database is full while `full.on`: the disk fills up while a trip is
+   * scored, so the claim got through and storing the result does not.
+   */
+  const full = { on: false };
+  const fillingScorer = (): TripScorer => {
+    const inner = fakeScorer();
+    return {
+      modelVersion: inner.modelVersion,
+      async score(input) {
+        const scored = await inner.score(input);
+        if (full.on) await fill();
+        return scored;
+      },
+      close: () => inner.close(),
+    };
+  };
+  afterEach(() => {
+    full.on = false;
+  });
+
+  it('fails no trip over it: each attempt the store ends is given back, and the trips are scored once there is room', async () => {
+    const ids: string[] = [];
+    for (let h = 7; h < 11; h++) {
+      ids.push((await acceptUpload(database.db, sender, `full-disk-trip-${h}`, trip(h), now)).tripId);
+    }
+    const faults: string[] = [];
+    const worker = new ScoringWorker({
+      db: database,
+      scorer: fillingScorer(),
+      logger: quietLogger(),
+      clock: () => now,
+      maxAttempts: 2,
+      metrics: { uploadAccepted() {}, tripScored() {}, attemptFailed: (result) => faults.push(result) },
+    });
+    full.on = true;
+    for (let round = 0; round < 6; round++) {
+      await worker.drain().catch((err: unknown) => {
+        // Claims (and putting a job back) need room too: `drain` then reports the store's fault, as a command should.
+        if (!(err instanceof DatabaseUnavailableError)) throw err;
+      });
+      for (const u of (await uploads(database)).filter((r) => ids.includes(r.trip_id))) {
+        expect(u.status).not.toBe('failed');
+        expect(u.attempts).toBeLessThanOrEqual(1);
+      }
+      now += 60_000;
+    }
+    expect(faults.length).toBeGreaterThanOrEqual(ids.length);
+    expect(new Set(faults)).toEqual(new Set(['store_fault']));
+    full.on = false;
+    await makeRoom();
+    for (let round = 0; round < 4; round++) {
+      await worker.drain();
+      now += 60_000;
+    }
+    const after = (await uploads(database)).filter((r) => ids.includes(r.trip_id));
+    // Each was claimed and counted once more than it was given back: the attempt that scored it.
+    expect(after.map((u) => [u.status, u.attempts])).toEqual(ids.map(() => ['scored', 1]));
+    const scored = await database.db.selectFrom('trips').select('trip_id').where('trip_id', 'in', ids).execute();
+    expect(scored).toHaveLength(ids.length);
+  });
+
+  it("stops a rescore at a failed trip when the store fails, rather than recording the fault as the trip's", async () => {
+    const tripId = (await acceptUpload(database.db, sender, 'full-disk-rescore-1', trip(13), now)).tripId;
+    const broken: TripScorer = {
+      modelVersion: 'fake-1',
+      score: async () => {
+        throw new Error('engine down');
+      },
+      close: async () => {},
+    };
+    await new ScoringWorker({
+      db: database,
+      scorer: broken,
+      logger: quietLogger(),
+      clock: () => now,
+      maxAttempts: 1,
+    }).drain();
+    const failedBefore = (await uploads(database)).find((u) => u.trip_id === tripId)!;
+    expect(failedBefore).toMatchObject({ status: 'failed', last_error: 'engine down (gave up after 1 attempts)' });
+    full.on = true;
+    const run = rescore(database, fillingScorer(), { clock: () => now }).catch((err: unknown) => err);
+    const stopped = await run;
+    expect(stopped).toBeInstanceOf(Error);
+    expect((stopped as Error).message).toBe(
+      `rescore stopped at ${tripId}: database unavailable: database or disk is full (the trips before it are done; run the command again once the database answers)`,
+    );
+    full.on = false;
+    await makeRoom();
+    // Before, the fault was written down as the trip's reason and the run went on past it, done with it.
+    expect((await uploads(database)).find((u) => u.trip_id === tripId)).toEqual(failedBefore);
+    const resumed = await rescore(database, fillingScorer(), { clock: () => now + 120_000 });
+    expect(resumed).toMatchObject({ rescored: 1, failed: 0 });
+    expect((await uploads(database)).find((u) => u.trip_id === tripId)).toMatchObject({ status: 'scored' });
+  });
+
+  it('pauses the running worker with one warning, and says when trips get through again', async () => {
+    const tripId = (await acceptUpload(database.db, sender, 'full-disk-loop-1', trip(12), Date.now())).tripId;
+    const log = logLines();
+    const faults: string[] = [];
+    const worker = new ScoringWorker({
+      db: database,
+      scorer: fillingScorer(),
+      logger: log.logger,
+      maxAttempts: 2,
+      pollMs: 20,
+      storeFaultPauseMs: 20,
+      metrics: { uploadAccepted() {}, tripScored() {}, attemptFailed: (result) => faults.push(result) },
+    });
+    full.on = true;
+    worker.start();
+    try {
+      await until('an attempt ended by the store', async () => faults.length > 0);
+      // Pauses of 20, 40, 80 and 160 ms: some rounds in which neither the job goes back nor a claim gets through.
+      await new Promise((r) => setTimeout(r, 400));
+      full.on = false;
+      await makeRoom();
+      await until('the trip was scored', async () =>
+        (await uploads(database)).some((u) => u.trip_id === tripId && u.status === 'scored'),
+      );
+    } finally {
+      await worker.stop();
+    }
+    expect(faults.length).toBeGreaterThan(0);
+    expect(new Set(faults)).toEqual(new Set(['store_fault']));
+    expect(
+      log.lines.filter((l) => WARN_OR_WORSE.has(l.level as string)).map((l) => [l.level, l.msg, l.reason]),
+    ).toEqual([
+      [
+        'warn',
+        'the store is failing: scoring pauses and tries again; trips keep their attempts meanwhile',
+        'database unavailable: database or disk is full',
+      ],
+    ]);
+    expect(log.lines.filter((l) => l.msg === 'the store answers again; scoring goes on')).toHaveLength(1);
+    expect((await uploads(database)).find((u) => u.trip_id === tripId)).toMatchObject({
+      status: 'scored',
+      attempts: 1,
+    });
+  });
+});
+
+describe.skipIf(postgres.skip)(`PostgreSQL out of reach (${postgres.label})`, () => {
+  const relay = TcpRelay.forUrl(process.env.TEST_DATABASE_URL || 'postgres://127.0.0.1:5432/test', 5432);
+  let owner: TripsDatabase;
+  let database: TripsDatabase;
+
+  beforeAll(async () => {
+    owner = await postgres.open(tripsMigrations, { migrationTable: TRIPS_MIGRATION_TABLE });
+    await setUp(owner);
+    const schema = (
+      await owner.db.selectNoFrom((eb) => eb.fn<string>('current_schema').as('s')).executeTakeFirstOrThrow()
+    ).s;
+    await relay.up();
+    database = await openTripsDatabase({
+      environment: 'production',
+      url: relay.urlThrough(process.env.TEST_DATABASE_URL!),
+      pgSchema: schema,
+    });
+  });
+  afterAll(async () => {
+    await database?.close();
+    await relay.down();
+    await owner?.close();
+  });
+
+  it('the worker backs off with one warning instead of an error per poll, and scores the queue once it is back', async () => {
+    const tripId = (
+      await acceptUpload(
+        owner.db,
+        sender,
+        'pg-away-trip-1',
+        gpsTrip({ startMs: Date.UTC(2026, 10, 21, 8), vehicle: 'FU-1' }),
+        Date.now(),
+      )
+    ).tripId;
+    const log = logLines();
+    const worker = new ScoringWorker({
+      db: database,
+      scorer: fakeScorer(),
+      logger: log.logger,
+      pollMs: 20,
+      storeFaultPauseMs: 50,
+    });
+    await relay.down();
+    worker.start();
+    try {
+      // At a 20 ms poll, 1.5 s is some 75 polls (each logged an error before); with pauses of 50, 100, 200, 400 and
+      // 800 ms, five claims and one warning.
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(log.lines.filter((l) => WARN_OR_WORSE.has(l.level as string)).map((l) => [l.level, l.msg])).toEqual([
+        ['warn', 'the store is failing: scoring pauses and tries again; trips keep their attempts meanwhile'],
+      ]);
+      await relay.up();
+      await until('the trip was scored', async () =>
+        (await uploads(owner)).some((u) => u.trip_id === tripId && u.status === 'scored'),
+      );
+    } finally {
+      await worker.stop();
+    }
+    expect((await uploads(owner)).find((u) => u.trip_id === tripId)).toMatchObject({ attempts: 1 });
+    expect(log.lines.filter((l) => l.msg === 'the store answers again; scoring goes on')).toHaveLength(1);
+    expect(log.lines.filter((l) => l.level === 'error' || l.level === 'fatal')).toEqual([]);
+  });
+
+  it('puts a job back once the store answers when it could not at the fault, before its lease runs out', async () => {
+    const tripId = (
+      await acceptUpload(
+        owner.db,
+        sender,
+        'pg-away-trip-2',
+        gpsTrip({ startMs: Date.UTC(2026, 10, 22, 8), vehicle: 'FU-1' }),
+        Date.now(),
+      )
+    ).tripId;
+    const inner = fakeScorer();
+    let cut = true;
+    // PostgreSQL goes away while the trip is scored: neither the result nor the job's release can be written.
+    const scorer: TripScorer = {
+      modelVersion: inner.modelVersion,
+      async score(input) {
+        const scored = await inner.score(input);
+        if (cut) {
+          cut = false;
+          await relay.down();
+          setTimeout(() => void relay.up(), 600);
+        }
+        return scored;
+      },
+      close: () => inner.close(),
+    };
+    const faults: string[] = [];
+    const worker = new ScoringWorker({
+      db: database,
+      scorer,
+      logger: quietLogger(),
+      pollMs: 20,
+      storeFaultPauseMs: 50,
+      maxAttempts: 1,
+      metrics: { uploadAccepted() {}, tripScored() {}, attemptFailed: (result) => faults.push(result) },
+    });
+    worker.start();
+    try {
+      await until('the trip was scored', async () =>
+        (await uploads(owner)).some((u) => u.trip_id === tripId && u.status === 'scored'),
+      );
+    } finally {
+      await worker.stop();
+    }
+    expect(faults).toEqual(['store_fault']);
+    // One attempt, given back at the fault, and the one that scored it: not failed after its one attempt, as
+    // before, when the job waited for its lease to expire and the next claim counted a second attempt.
+    expect((await uploads(owner)).find((u) => u.trip_id === tripId)).toMatchObject({ status: 'scored', attempts: 1 });
+  });
+});
