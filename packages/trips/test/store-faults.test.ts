@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import { createLogger, DatabaseUnavailableError } from '@svc/platform';
+import { createLogger, DatabaseUnavailableError, openDatabase } from '@svc/platform';
 import { TcpRelay, testDialects } from '@svc/platform/testing';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
@@ -137,6 +137,45 @@ describe.skipIf(sqlite.skip)('a full SQLite database', () => {
   };
   afterEach(() => {
     full.on = false;
+  });
+
+  it('refuses an upload with 503 while another process holds the write lock past the busy timeout', async () => {
+    const file = database.location.replace(/^sqlite:/, '');
+    const other = await openDatabase({ sqliteFile: file });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    // Another process's long write: the lock is taken by its first write and kept until it commits.
+    let locked!: () => void;
+    const lockTaken = new Promise<void>((resolve) => (locked = resolve));
+    const writer = other.db.transaction().execute(async (trx) => {
+      await sql`update fleets set name = name where fleet_id = 'fleet_f'`.execute(trx);
+      locked();
+      await held;
+    });
+    await lockTaken;
+    await sql.raw('pragma busy_timeout = 50').execute(database.db);
+    const before = await uploads(database);
+    try {
+      const busy = await ingest.inject({
+        method: 'POST',
+        url: '/ingest/v1/trips',
+        payload: JSON.stringify(trip(5)),
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          'idempotency-key': 'busy-upload-1',
+        },
+      });
+      expect(busy.statusCode).toBe(503);
+      expect(busy.headers['retry-after']).toBe('2');
+      expect(busy.json()).toEqual({ ok: false, error: 'the store is busy; retry with back-off' });
+      expect(await uploads(database)).toEqual(before);
+    } finally {
+      release();
+      await writer;
+      await other.close();
+      await sql.raw('pragma busy_timeout = 5000').execute(database.db);
+    }
   });
 
   it('fails no trip over it: each attempt the store ends is given back, and the trips are scored once there is room', async () => {

@@ -363,6 +363,14 @@ function sendIngestError(
     reply.header('retry-after', '5');
     return reply.code(503).send({ ok: false, error: 'the store is unavailable; retry with back-off' });
   }
+  // A write lock held by another process past the busy timeout (SQLite), a deadlock or serialization failure
+  // that outlasted the transaction's retries (PostgreSQL): nothing was stored, and the same upload will go through
+  // shortly. Before, it was an "unhandled error" 500.
+  if (err instanceof DomainError && err.code === 'transient_conflict') {
+    req.log.warn({ reason: err.message }, 'upload refused: the store is busy');
+    reply.header('retry-after', '2');
+    return reply.code(503).send({ ok: false, error: 'the store is busy; retry with back-off' });
+  }
   req.log.error({ err }, 'unhandled error');
   return reply
     .code(500)
