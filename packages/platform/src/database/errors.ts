@@ -128,19 +128,34 @@ export function toDomainError(err: unknown): unknown {
       );
     case 'SQLITE_CONSTRAINT_CHECK':
       return new CheckViolationError(message, constraint, { cause: err });
-    case 'SQLITE_BUSY':
-    case 'SQLITE_BUSY_SNAPSHOT':
-    case 'SQLITE_LOCKED':
-      return new TransientConflictError(`database is busy: ${message}`, { cause: err });
-    case 'SQLITE_CANTOPEN':
-    case 'SQLITE_READONLY':
-    case 'SQLITE_FULL':
-    case 'SQLITE_IOERR':
+    // 25006 read_only_sql_transaction: a write reaching a server that takes none, as a standby does when a
+    // failover left the connection on the wrong side; the write is for the primary, once it is back in reach.
+    case '25006':
       return new DatabaseUnavailableError(`database unavailable: ${message}`, { cause: err });
-    default:
+    default: {
       if (CONNECTION_CODES.has(code)) {
         return new DatabaseUnavailableError(`cannot reach the database (${code})`, { cause: err });
       }
+      // Class 53, insufficient resources: disk full (53100), out of memory (53200), too many connections (53300,
+      // e.g. more nodes' pools than max_connections), a configuration limit (53400).
+      if (/^53[0-9A-Z]{3}$/.test(code)) {
+        return new DatabaseUnavailableError(`database unavailable: ${message}`, { cause: err });
+      }
+      // better-sqlite3 reports SQLite's extended result codes (SQLITE_IOERR_WRITE, SQLITE_READONLY_DBMOVED,
+      // SQLITE_BUSY_TIMEOUT, ...): each is its primary code and a detail, and is classed by the primary code.
+      const primary = /^SQLITE_[A-Z]+/.exec(code)?.[0];
+      if (primary === 'SQLITE_BUSY' || primary === 'SQLITE_LOCKED') {
+        return new TransientConflictError(`database is busy: ${message}`, { cause: err });
+      }
+      if (
+        primary === 'SQLITE_CANTOPEN' ||
+        primary === 'SQLITE_READONLY' ||
+        primary === 'SQLITE_FULL' ||
+        primary === 'SQLITE_IOERR'
+      ) {
+        return new DatabaseUnavailableError(`database unavailable: ${message}`, { cause: err });
+      }
       return err;
+    }
   }
 }
