@@ -69,7 +69,8 @@ export function storeFaultPauseMs(faultyRounds: number, baseMs = 1000): number {
 /**
  * Scores queued uploads off the request path: claims jobs, scores them with the engine, and stores
  * trip, breakdown and route in one transaction. Failures are retried with back-off; a trip that cannot
- * be scored ends `failed` with its reason, its telemetry kept.
+ * be scored ends `failed` with its reason, its telemetry kept. A failure of the store (store/store-fault.ts) is
+ * not the trip's: its attempt is given back and the loop pauses until the store answers.
  */
 export class ScoringWorker {
   readonly owner: string;
