@@ -129,6 +129,8 @@ export class ScoringWorker {
     this.notify();
     this.#endPause?.();
     await this.#loop;
+    // Jobs a store fault left claimed go back now if the store takes it; otherwise their leases expire.
+    await this.#releasePending().catch(() => {});
   }
 
   /** Wakes the loop now (an upload was just queued). */
