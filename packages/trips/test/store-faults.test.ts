@@ -412,3 +412,51 @@ describe.skipIf(postgres.skip)(`PostgreSQL out of reach (${postgres.label})`, ()
     expect((await uploads(owner)).find((u) => u.trip_id === tripId)).toMatchObject({ status: 'scored', attempts: 1 });
   });
 });
+
+describe.skipIf(sqlite.skip)('claims failing for another reason than the store', () => {
+  let database: TripsDatabase;
+  beforeAll(async () => {
+    database = await sqlite.open(tripsMigrations, { migrationTable: TRIPS_MIGRATION_TABLE });
+    await setUp(database);
+  });
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  it('are logged as errors after growing pauses, not at every poll, and scoring goes on once they stop', async () => {
+    const tripId = (
+      await acceptUpload(
+        database.db,
+        sender,
+        'claim-error-1',
+        gpsTrip({ startMs: Date.UTC(2026, 10, 23, 8), vehicle: 'FU-1' }),
+        Date.now(),
+      )
+    ).tripId;
+    // A store that answers, but not the claim's statement: as a schema not migrated would.
+    await sql`alter table trip_uploads rename to trip_uploads_away`.execute(database.db);
+    const log = logLines();
+    const worker = new ScoringWorker({
+      db: database,
+      scorer: fakeScorer(),
+      logger: log.logger,
+      pollMs: 20,
+      storeFaultPauseMs: 20,
+    });
+    worker.start();
+    try {
+      // 600 ms: 30 polls at 20 ms (each an error before); with pauses of 20, 40, 80, 160 and 320 ms, five claims.
+      await new Promise((r) => setTimeout(r, 600));
+      const errors = log.lines.filter((l) => l.level === 'error');
+      expect(errors.length).toBeGreaterThanOrEqual(1);
+      expect(errors.length).toBeLessThanOrEqual(6);
+      expect(errors.every((l) => l.msg === 'scoring worker: claiming jobs failed')).toBe(true);
+      await sql`alter table trip_uploads_away rename to trip_uploads`.execute(database.db);
+      await until('the trip was scored', async () =>
+        (await uploads(database)).some((u) => u.trip_id === tripId && u.status === 'scored'),
+      );
+    } finally {
+      await worker.stop();
+    }
+  });
+});

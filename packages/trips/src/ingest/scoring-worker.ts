@@ -93,6 +93,8 @@ export class ScoringWorker {
   /** Consecutive rounds of the loop in which the store failed, and when the first of them began. */
   #faultyRounds = 0;
   #faultySinceMs = 0;
+  /** Consecutive claims that failed for another reason than the store. */
+  #failedClaims = 0;
   /** Ends the loop's pause after a store fault early (stop()). */
   #endPause: (() => void) | undefined;
   /**
@@ -245,8 +247,16 @@ export class ScoringWorker {
         claimed = await this.runOnce();
       } catch (err) {
         if (isStoreFault(err)) this.#storeFault = err;
-        else this.#log.error({ err }, 'scoring worker: claiming jobs failed');
+        else {
+          // Not the store's state but something wrong with the claim itself (a bug, a schema not migrated): an
+          // error each time, but after pauses that grow as for a store fault, not at every poll.
+          this.#log.error({ err }, 'scoring worker: claiming jobs failed');
+          this.#failedClaims++;
+          await this.#pause(storeFaultPauseMs(this.#failedClaims, this.#faultPauseMs));
+          continue;
+        }
       }
+      this.#failedClaims = 0;
       if (this.#storeFault) {
         await this.#pauseForStore(this.#storeFault);
         continue;
@@ -281,9 +291,14 @@ export class ScoringWorker {
         'the store is failing: scoring pauses and tries again; trips keep their attempts meanwhile',
       );
     }
+    await this.#pause(storeFaultPauseMs(this.#faultyRounds, this.#faultPauseMs));
+  }
+
+  /** Waits `ms` unless stop() comes first; uploads arriving meanwhile do not cut it short. */
+  async #pause(ms: number): Promise<void> {
     if (!this.#running) return;
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, storeFaultPauseMs(this.#faultyRounds, this.#faultPauseMs));
+      const timer = setTimeout(resolve, ms);
       this.#endPause = () => {
         clearTimeout(timer);
         resolve();
