@@ -10,7 +10,7 @@ import {
   UniqueViolationError,
   withTransaction,
 } from '../src/index.ts';
-import { testDialects } from '../src/testing/index.ts';
+import { TcpRelay, testDialects } from '../src/testing/index.ts';
 
 /** A better-sqlite3 error as the driver throws it: an Error whose `code` is SQLite's extended result code. */
 const sqliteError = (code: string, message: string) => Object.assign(new Error(message), { code });
@@ -101,6 +101,38 @@ describe.skipIf(postgres.skip)(
       } finally {
         await limited.close();
         await sql.raw(`drop role ${role}`).execute(database.db);
+      }
+    });
+
+    it('a connection cut inside a transaction is the database being unavailable, and the pool serves again after', async () => {
+      const relay = TcpRelay.forUrl(url, 5432);
+      await relay.up();
+      const through = await openDatabase({ url: relay.urlThrough(url) });
+      try {
+        for (const cut of [
+          // Refused outright: the statements after it, and the ROLLBACK, go to a client whose connection broke.
+          () => relay.down(),
+          // Held without an answer (a frozen server, a lost network) until the connection ends.
+          async () => {
+            relay.freeze();
+            setTimeout(() => void relay.down(), 200);
+          },
+        ]) {
+          const err = await withTransaction(through.db, async (trx) => {
+            await sql`select 1`.execute(trx);
+            await cut();
+            await sql`select 2`.execute(trx);
+          }).catch((e: unknown) => e);
+          // Before: a plain Error "Client has encountered a connection error and is not queryable" (a 500, and a
+          // trip's counted attempt).
+          expect(err).toBeInstanceOf(DatabaseUnavailableError);
+          expect((err as Error).message).toMatch(/^database connection failed: /);
+          await relay.up();
+          await withTransaction(through.db, (trx) => sql`select 3`.execute(trx));
+        }
+      } finally {
+        await through.close();
+        await relay.down();
       }
     });
   },

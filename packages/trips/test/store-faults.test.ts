@@ -362,6 +362,78 @@ describe.skipIf(postgres.skip)(`PostgreSQL out of reach (${postgres.label})`, ()
     expect(log.lines.filter((l) => l.level === 'error' || l.level === 'fatal')).toEqual([]);
   });
 
+  it('counts no attempt when the connection is cut while the result is being written', async () => {
+    const tripId = (
+      await acceptUpload(
+        owner.db,
+        sender,
+        'pg-away-trip-3',
+        gpsTrip({ startMs: Date.UTC(2026, 10, 24, 8), vehicle: 'FU-1' }),
+        Date.now(),
+      )
+    ).tripId;
+    const inner = fakeScorer();
+    let cut = true;
+    let cutting: Promise<void> | undefined;
+    // The connection is cut while the result's transaction waits inside (on a row lock another session holds):
+    // the statement fails, and so does Kysely's ROLLBACK on the broken client. Before, the ROLLBACK's "not
+    // queryable" error reached the worker as an unknown failure, which used up the trip's one attempt.
+    const scorer: TripScorer = {
+      modelVersion: inner.modelVersion,
+      async score(input) {
+        const scored = await inner.score(input);
+        if (cut) {
+          cut = false;
+          let release!: () => void;
+          const released = new Promise<void>((resolve) => (release = resolve));
+          let locked!: () => void;
+          const lockTaken = new Promise<void>((resolve) => (locked = resolve));
+          const holder = owner.db.transaction().execute(async (trx) => {
+            await sql`select 1 from trip_uploads where trip_id = ${tripId} for update`.execute(trx);
+            locked();
+            await released;
+          });
+          await lockTaken;
+          cutting = (async () => {
+            await until('the write waits on the lock', async () => {
+              const { n } = (
+                await sql<{ n: number }>`select count(*)::int as n from pg_locks where not granted`.execute(owner.db)
+              ).rows[0]!;
+              return n > 0;
+            });
+            await relay.down();
+            release();
+            await holder;
+            await relay.up();
+          })();
+        }
+        return scored;
+      },
+      close: () => inner.close(),
+    };
+    const faults: string[] = [];
+    const worker = new ScoringWorker({
+      db: database,
+      scorer,
+      logger: quietLogger(),
+      pollMs: 20,
+      storeFaultPauseMs: 50,
+      maxAttempts: 1,
+      metrics: { uploadAccepted() {}, tripScored() {}, attemptFailed: (result) => faults.push(result) },
+    });
+    worker.start();
+    try {
+      await until('the trip was scored', async () =>
+        (await uploads(owner)).some((u) => u.trip_id === tripId && u.status === 'scored'),
+      );
+    } finally {
+      await worker.stop();
+    }
+    await cutting;
+    expect(faults).toEqual(['store_fault']);
+    expect((await uploads(owner)).find((u) => u.trip_id === tripId)).toMatchObject({ status: 'scored', attempts: 1 });
+  });
+
   it('puts a job back once the store answers when it could not at the fault, before its lease runs out', async () => {
     const tripId = (
       await acceptUpload(

@@ -10,6 +10,7 @@ import type {
   QueryResult,
   TransactionSettings,
 } from 'kysely';
+import { DatabaseUnavailableError } from '../errors.ts';
 import { toDomainError } from './errors.ts';
 
 /**
@@ -87,7 +88,15 @@ class ErrorMappingDriver implements Driver {
     // Already rolled back by the database itself (see ErrorMappingDialect): Kysely then re-throws the error
     // that ended the transaction.
     if (this.#transactionOpen?.() === false) return;
-    await rethrowMapped(() => this.#inner.rollbackTransaction(unwrap(conn)));
+    try {
+      await rethrowMapped(() => this.#inner.rollbackTransaction(unwrap(conn)));
+    } catch (err) {
+      // The connection is gone, and the transaction with it (the server rolls back a transaction whose connection
+      // ends): Kysely re-throws the error that ended the transaction, which says more than the ROLLBACK's. The pool
+      // drops the broken connection when it is released.
+      if (err instanceof DatabaseUnavailableError) return;
+      throw err;
+    }
   }
 
   async releaseConnection(conn: DatabaseConnection): Promise<void> {

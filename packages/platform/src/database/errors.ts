@@ -70,7 +70,10 @@ export function toDomainError(err: unknown): unknown {
   const code = typeof e.code === 'string' ? e.code : undefined;
   const message = typeof e.message === 'string' ? e.message : String(err);
   if (code === undefined) {
-    if (/timeout exceeded when trying to connect|Connection terminated/i.test(message)) {
+    // node-postgres's own words for a connection that is gone: not connected in time, cut (the server restarted, a
+    // network cut), or a statement sent on a client whose connection already broke (inside a transaction, the
+    // statements after the cut and the ROLLBACK all get this one).
+    if (/timeout exceeded when trying to connect|Connection terminated|is not queryable/i.test(message)) {
       return new DatabaseUnavailableError(`database connection failed: ${message}`, { cause: err });
     }
     return err;
