@@ -1,5 +1,6 @@
 import { TcpRelay, testDialects } from '@svc/platform/testing';
 import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApiApp } from '../src/api/build-api-app.ts';
 import { buildIngestApp } from '../src/ingest/build-ingest-app.ts';
@@ -81,5 +82,41 @@ describe.skipIf(postgres.skip)(`the service while PostgreSQL is away (${postgres
     const back = await api.inject({ url: '/v1/trips', headers });
     expect(back.statusCode).toBe(200);
     expect(back.json().pagination.total).toBe(2);
+  });
+
+  it('answers the same 500 with Retry-After when the connection is cut while a statement of the request runs', async () => {
+    // Another session's lock holds the request's read inside its transaction, so the cut lands there every time.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const lockTaken = new Promise<void>((resolve) => (locked = resolve));
+    const holder = owner.db.transaction().execute(async (trx) => {
+      await sql`lock table trips in access exclusive mode`.execute(trx);
+      locked();
+      await released;
+    });
+    await lockTaken;
+    const pending = api.inject({ url: '/v1/vehicles', headers });
+    for (;;) {
+      const { n } = (
+        await sql<{ n: number }>`select count(*)::int as n from pg_locks where not granted`.execute(owner.db)
+      ).rows[0]!;
+      if (n > 0) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await relay.down();
+    const res = await pending;
+    release();
+    await holder;
+    // Before, node-postgres's "not queryable" error from the ROLLBACK on the broken client was an unknown error: a
+    // 500 "internal error" without Retry-After.
+    expect(res.statusCode).toBe(500);
+    expect(res.headers['retry-after']).toBe('5');
+    expect(res.json()).toEqual({
+      ok: false,
+      error: 'the store is unavailable for a moment (nothing is wrong with the request); retry with back-off',
+    });
+    await relay.up();
+    expect((await api.inject({ url: '/v1/vehicles', headers })).statusCode).toBe(200);
   });
 });
