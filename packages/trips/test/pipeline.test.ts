@@ -1,4 +1,3 @@
-import { createLogger } from '@svc/platform';
 import { testDialects } from '@svc/platform/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { acceptUpload } from '../src/ingest/accept-upload.ts';
@@ -13,18 +12,9 @@ import { listTrips, type TripListPage, walkTimeOrder } from '../src/store/trip-l
 import { createVehicle } from '../src/store/vehicles.ts';
 import { ThreadTaskError } from '../src/threads/thread-pool.ts';
 import { fakeScorer } from './fixtures/fake-scorer.ts';
+import { logLines } from './fixtures/log-lines.ts';
 import { gpsTrip } from './fixtures/telemetry.ts';
 import { quietLogger } from './fixtures/world.ts';
-
-/** A logger at info level whose lines are kept, parsed. */
-function logLines() {
-  const lines: Array<Record<string, unknown>> = [];
-  const logger = createLogger({
-    level: 'info',
-    destination: { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) },
-  });
-  return { logger, lines };
-}
 
 /** A page's items, parsed from the joined JSON listTrips returns. */
 const itemsOf = (page: TripListPage): TripItem[] => JSON.parse(`[${page.itemsJson.toString()}]`) as TripItem[];

@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import { createLogger, DatabaseUnavailableError, openDatabase } from '@svc/platform';
+import { DatabaseUnavailableError, openDatabase } from '@svc/platform';
 import { TcpRelay, testDialects } from '@svc/platform/testing';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
@@ -15,6 +15,7 @@ import { TRIPS_MIGRATION_TABLE, tripsMigrations } from '../src/store/migrations.
 import { claimEnvironment, openTripsDatabase, type TripsDatabase } from '../src/store/open-trips-database.ts';
 import { createVehicle } from '../src/store/vehicles.ts';
 import { fakeScorer } from './fixtures/fake-scorer.ts';
+import { logLines } from './fixtures/log-lines.ts';
 import { gpsTrip } from './fixtures/telemetry.ts';
 import { quietLogger } from './fixtures/world.ts';
 
@@ -30,16 +31,6 @@ const postgres = testDialects().find((d) => d.name === 'postgres')!;
 const sender = { fleetId: 'fleet_f', vehicleId: null, keyId: null, source: 'test' };
 
 const WARN_OR_WORSE = new Set(['warn', 'error', 'fatal']);
-
-/** A logger at info level whose lines are kept, parsed. */
-function logLines() {
-  const lines: Array<Record<string, unknown>> = [];
-  const logger = createLogger({
-    level: 'info',
-    destination: { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) },
-  });
-  return { logger, lines };
-}
 
 async function setUp(database: TripsDatabase) {
   await claimEnvironment(database.db, 'production', database.location);
@@ -323,16 +314,67 @@ describe.skipIf(postgres.skip)(`PostgreSQL out of reach (${postgres.label})`, ()
     await owner?.close();
   });
 
-  it('the worker backs off with one warning instead of an error per poll, and scores the queue once it is back', async () => {
-    const tripId = (
+  /** A trip queued through the owner's direct connection (not the relay), starting on `day` of November 2026. */
+  const queueTrip = async (key: string, day: number) =>
+    (
       await acceptUpload(
         owner.db,
         sender,
-        'pg-away-trip-1',
-        gpsTrip({ startMs: Date.UTC(2026, 10, 21, 8), vehicle: 'FU-1' }),
+        key,
+        gpsTrip({ startMs: Date.UTC(2026, 10, day, 8), vehicle: 'FU-1' }),
         Date.now(),
       )
     ).tripId;
+
+  /** The engine's scores, with `fault` run once, after the first trip is scored and before its result is written. */
+  const faultAfterScoring = (fault: () => Promise<void>): TripScorer => {
+    const inner = fakeScorer();
+    let pending = true;
+    return {
+      modelVersion: inner.modelVersion,
+      async score(input) {
+        const scored = await inner.score(input);
+        if (pending) {
+          pending = false;
+          await fault();
+        }
+        return scored;
+      },
+      close: () => inner.close(),
+    };
+  };
+
+  /**
+   * Runs a worker that gives each trip one attempt until `tripId` is scored; returns the attempts that ended
+   * without a score, by result. Before, a store fault used up that one attempt and the trip failed for good (the
+   * wait then times out).
+   */
+  const scoreWithOneAttempt = async (scorer: TripScorer, tripId: string): Promise<string[]> => {
+    const faults: string[] = [];
+    const worker = new ScoringWorker({
+      db: database,
+      scorer,
+      logger: quietLogger(),
+      pollMs: 20,
+      storeFaultPauseMs: 50,
+      maxAttempts: 1,
+      metrics: { uploadAccepted() {}, tripScored() {}, attemptFailed: (result) => faults.push(result) },
+    });
+    worker.start();
+    try {
+      await until('the trip was scored', async () =>
+        (await uploads(owner)).some((u) => u.trip_id === tripId && u.status === 'scored'),
+      );
+    } finally {
+      await worker.stop();
+    }
+    // One attempt, given back at the fault, and the one that scored it.
+    expect((await uploads(owner)).find((u) => u.trip_id === tripId)).toMatchObject({ status: 'scored', attempts: 1 });
+    return faults;
+  };
+
+  it('the worker backs off with one warning instead of an error per poll, and scores the queue once it is back', async () => {
+    const tripId = await queueTrip('pg-away-trip-1', 21);
     const log = logLines();
     const worker = new ScoringWorker({
       db: database,
@@ -363,125 +405,48 @@ describe.skipIf(postgres.skip)(`PostgreSQL out of reach (${postgres.label})`, ()
   });
 
   it('counts no attempt when the connection is cut while the result is being written', async () => {
-    const tripId = (
-      await acceptUpload(
-        owner.db,
-        sender,
-        'pg-away-trip-3',
-        gpsTrip({ startMs: Date.UTC(2026, 10, 24, 8), vehicle: 'FU-1' }),
-        Date.now(),
-      )
-    ).tripId;
-    const inner = fakeScorer();
-    let cut = true;
+    const tripId = await queueTrip('pg-away-trip-3', 24);
+    // The cut lands inside the result's transaction every time: its write waits on a row lock another session
+    // holds. The statement fails, and so does Kysely's ROLLBACK on the broken client; before, the ROLLBACK's "not
+    // queryable" error reached the worker as an unknown failure.
     let cutting: Promise<void> | undefined;
-    // The connection is cut while the result's transaction waits inside (on a row lock another session holds):
-    // the statement fails, and so does Kysely's ROLLBACK on the broken client. Before, the ROLLBACK's "not
-    // queryable" error reached the worker as an unknown failure, which used up the trip's one attempt.
-    const scorer: TripScorer = {
-      modelVersion: inner.modelVersion,
-      async score(input) {
-        const scored = await inner.score(input);
-        if (cut) {
-          cut = false;
-          let release!: () => void;
-          const released = new Promise<void>((resolve) => (release = resolve));
-          let locked!: () => void;
-          const lockTaken = new Promise<void>((resolve) => (locked = resolve));
-          const holder = owner.db.transaction().execute(async (trx) => {
-            await sql`select 1 from trip_uploads where trip_id = ${tripId} for update`.execute(trx);
-            locked();
-            await released;
-          });
-          await lockTaken;
-          cutting = (async () => {
-            await until('the write waits on the lock', async () => {
-              const { n } = (
-                await sql<{ n: number }>`select count(*)::int as n from pg_locks where not granted`.execute(owner.db)
-              ).rows[0]!;
-              return n > 0;
-            });
-            await relay.down();
-            release();
-            await holder;
-            await relay.up();
-          })();
-        }
-        return scored;
-      },
-      close: () => inner.close(),
-    };
-    const faults: string[] = [];
-    const worker = new ScoringWorker({
-      db: database,
-      scorer,
-      logger: quietLogger(),
-      pollMs: 20,
-      storeFaultPauseMs: 50,
-      maxAttempts: 1,
-      metrics: { uploadAccepted() {}, tripScored() {}, attemptFailed: (result) => faults.push(result) },
+    const scorer = faultAfterScoring(async () => {
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let locked!: () => void;
+      const lockTaken = new Promise<void>((resolve) => (locked = resolve));
+      const holder = owner.db.transaction().execute(async (trx) => {
+        await sql`select 1 from trip_uploads where trip_id = ${tripId} for update`.execute(trx);
+        locked();
+        await released;
+      });
+      await lockTaken;
+      cutting = (async () => {
+        await until('the write waits on the lock', async () => {
+          const waiting = await sql<{ n: number }>`select count(*)::int as n from pg_locks where not granted`.execute(
+            owner.db,
+          );
+          return waiting.rows[0]!.n > 0;
+        });
+        await relay.down();
+        release();
+        await holder;
+        await relay.up();
+      })();
     });
-    worker.start();
-    try {
-      await until('the trip was scored', async () =>
-        (await uploads(owner)).some((u) => u.trip_id === tripId && u.status === 'scored'),
-      );
-    } finally {
-      await worker.stop();
-    }
+    expect(await scoreWithOneAttempt(scorer, tripId)).toEqual(['store_fault']);
     await cutting;
-    expect(faults).toEqual(['store_fault']);
-    expect((await uploads(owner)).find((u) => u.trip_id === tripId)).toMatchObject({ status: 'scored', attempts: 1 });
   });
 
   it('puts a job back once the store answers when it could not at the fault, before its lease runs out', async () => {
-    const tripId = (
-      await acceptUpload(
-        owner.db,
-        sender,
-        'pg-away-trip-2',
-        gpsTrip({ startMs: Date.UTC(2026, 10, 22, 8), vehicle: 'FU-1' }),
-        Date.now(),
-      )
-    ).tripId;
-    const inner = fakeScorer();
-    let cut = true;
-    // PostgreSQL goes away while the trip is scored: neither the result nor the job's release can be written.
-    const scorer: TripScorer = {
-      modelVersion: inner.modelVersion,
-      async score(input) {
-        const scored = await inner.score(input);
-        if (cut) {
-          cut = false;
-          await relay.down();
-          setTimeout(() => void relay.up(), 600);
-        }
-        return scored;
-      },
-      close: () => inner.close(),
-    };
-    const faults: string[] = [];
-    const worker = new ScoringWorker({
-      db: database,
-      scorer,
-      logger: quietLogger(),
-      pollMs: 20,
-      storeFaultPauseMs: 50,
-      maxAttempts: 1,
-      metrics: { uploadAccepted() {}, tripScored() {}, attemptFailed: (result) => faults.push(result) },
+    const tripId = await queueTrip('pg-away-trip-2', 22);
+    // PostgreSQL goes away while the trip is scored: neither the result nor the job's release can be written, so
+    // the job is put back before the next claim; before, it waited for its lease, and that claim counted again.
+    const scorer = faultAfterScoring(async () => {
+      await relay.down();
+      setTimeout(() => void relay.up(), 600);
     });
-    worker.start();
-    try {
-      await until('the trip was scored', async () =>
-        (await uploads(owner)).some((u) => u.trip_id === tripId && u.status === 'scored'),
-      );
-    } finally {
-      await worker.stop();
-    }
-    expect(faults).toEqual(['store_fault']);
-    // One attempt, given back at the fault, and the one that scored it: not failed after its one attempt, as
-    // before, when the job waited for its lease to expire and the next claim counted a second attempt.
-    expect((await uploads(owner)).find((u) => u.trip_id === tripId)).toMatchObject({ status: 'scored', attempts: 1 });
+    expect(await scoreWithOneAttempt(scorer, tripId)).toEqual(['store_fault']);
   });
 });
 
