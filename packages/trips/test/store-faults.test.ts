@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { acceptUpload } from '../src/ingest/accept-upload.ts';
-import { buildIngestApp } from '../src/ingest/build-ingest-app.ts';
+import { buildIngestApp, SCORING_PAUSED } from '../src/ingest/build-ingest-app.ts';
 import { ScoringWorker } from '../src/ingest/scoring-worker.ts';
 import { rescore } from '../src/scoring/rescore.ts';
 import type { TripScorer } from '../src/scoring/trip-scorer.ts';
@@ -244,7 +244,7 @@ describe.skipIf(sqlite.skip)('a full SQLite database', () => {
     expect((await uploads(database)).find((u) => u.trip_id === tripId)).toMatchObject({ status: 'scored' });
   });
 
-  it('pauses the running worker with one warning, and says when trips get through again', async () => {
+  it('pauses the running worker with one warning and a degraded readiness report, and says when trips get through again', async () => {
     const tripId = (await acceptUpload(database.db, sender, 'full-disk-loop-1', trip(12), Date.now())).tripId;
     const log = logLines();
     const faults: string[] = [];
@@ -257,19 +257,34 @@ describe.skipIf(sqlite.skip)('a full SQLite database', () => {
       storeFaultPauseMs: 20,
       metrics: { uploadAccepted() {}, tripScored() {}, attemptFailed: (result) => faults.push(result) },
     });
+    // The node's ingest endpoint, whose readiness report says why scoring is paused.
+    const node = await buildIngestApp({
+      environment: 'production',
+      database,
+      logger: quietLogger(),
+      scoringPausedBy: () => worker.storeFault,
+    });
+    const readyz = async () => (await node.inject({ url: '/readyz' })).json();
     full.on = true;
     worker.start();
     try {
       await until('an attempt ended by the store', async () => faults.length > 0);
       // Pauses of 20, 40, 80 and 160 ms: some rounds in which neither the job goes back nor a claim gets through.
       await new Promise((r) => setTimeout(r, 400));
+      expect(await readyz()).toEqual({
+        ok: true,
+        status: 'degraded',
+        degraded: [`${SCORING_PAUSED}: database unavailable: database or disk is full`],
+      });
       full.on = false;
       await makeRoom();
       await until('the trip was scored', async () =>
         (await uploads(database)).some((u) => u.trip_id === tripId && u.status === 'scored'),
       );
+      expect(await readyz()).toEqual({ ok: true, status: 'ready' });
     } finally {
       await worker.stop();
+      await node.close();
     }
     expect(faults.length).toBeGreaterThan(0);
     expect(new Set(faults)).toEqual(new Set(['store_fault']));

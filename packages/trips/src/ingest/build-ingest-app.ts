@@ -44,6 +44,11 @@ export interface IngestAppOptions {
   /** Bearer token `GET /metrics` requires (METRICS_TOKEN); loopback clients only without one. */
   metricsToken?: string | undefined;
   /**
+   * What keeps this node's scoring worker paused, or null (ScoringWorker.storeFault): `/readyz` is then 200 with
+   * `status: "degraded"` and the reason, since uploads may still be taken (a full disk refuses them with 503 anyway).
+   */
+  scoringPausedBy?: () => string | null;
+  /**
    * Where uploads are parsed, checked and compressed (upload-preparer.ts): a server passes its ingest threads,
    * so that no upload holds the event loop; by default the calling thread (tests).
    */
@@ -62,6 +67,10 @@ interface ParsedBody {
 }
 
 const BEARER = /^Bearer[ ]+([^ ]+)[ ]*$/i;
+
+/** What `/readyz` says, before the store's own words, while the scoring worker is paused by a store fault. */
+export const SCORING_PAUSED =
+  'scoring: the store is failing, so scoring pauses and tries again (trips keep their attempts)';
 
 /**
  * The private ingest endpoint (docs/ingest-protocol.md): `POST /ingest/v1/trips` takes one upload's
@@ -103,9 +112,19 @@ export async function buildIngestApp(options: IngestAppOptions): Promise<Fastify
       .send({ ok: false, error: `no such endpoint: ${req.method} ${req.url.split('?')[0]?.slice(0, 200)}` });
   });
   const sharedLimits = options.rateLimit?.redis;
+  const scoringPausedBy = options.scoringPausedBy;
   registerOpsRoutes(app, {
     readiness: () => database.ping(),
-    ...(sharedLimits ? { degraded: () => rateLimitDegraded(sharedLimits) } : {}),
+    ...(sharedLimits || scoringPausedBy
+      ? {
+          degraded: async () => {
+            const reasons = sharedLimits ? await rateLimitDegraded(sharedLimits) : [];
+            const fault = scoringPausedBy?.();
+            if (fault) reasons.push(`${SCORING_PAUSED}: ${fault}`);
+            return reasons;
+          },
+        }
+      : {}),
     metricsToken: options.metricsToken,
   });
 

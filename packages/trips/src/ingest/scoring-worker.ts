@@ -93,6 +93,8 @@ export class ScoringWorker {
   /** Consecutive rounds of the loop in which the store failed, and when the first of them began. */
   #faultyRounds = 0;
   #faultySinceMs = 0;
+  /** What the store said in the last faulty round (see storeFault). */
+  #faultReason = '';
   /** Consecutive claims that failed for another reason than the store. */
   #failedClaims = 0;
   /** Ends the loop's pause after a store fault early (stop()). */
@@ -133,6 +135,14 @@ export class ScoringWorker {
     await this.#loop;
     // Jobs a store fault left claimed go back now if the store takes it; otherwise their leases expire.
     await this.#releasePending().catch(() => {});
+  }
+
+  /**
+   * While scoring is paused by a store fault (from the first faulty round until a round's jobs get through): what
+   * the store last said; otherwise null. For the ingest endpoint's readiness report.
+   */
+  get storeFault(): string | null {
+    return this.#faultyRounds > 0 ? this.#faultReason : null;
   }
 
   /** Wakes the loop now (an upload was just queued). */
@@ -284,6 +294,7 @@ export class ScoringWorker {
    */
   async #pauseForStore(fault: Error): Promise<void> {
     this.#storeFault = undefined;
+    this.#faultReason = fault.message;
     if (this.#faultyRounds++ === 0) {
       this.#faultySinceMs = this.#clock();
       this.#log.warn(

@@ -97,6 +97,7 @@ export async function startEnvironment(options: EnvironmentServiceOptions): Prom
     metrics: ingestMetrics,
     pipelineMetrics,
     metricsToken: config.metricsToken,
+    ...(worker ? { scoringPausedBy: () => worker?.storeFault ?? null } : {}),
     onQueued: () => worker?.notify(),
     preparer,
   });
