@@ -419,6 +419,30 @@ describe.skipIf(postgres.skip)(`PostgreSQL out of reach (${postgres.label})`, ()
     expect(log.lines.filter((l) => l.level === 'error' || l.level === 'fatal')).toEqual([]);
   });
 
+  it('leaves its paused state once a claim goes through again, also with no job to claim', async () => {
+    const log = logLines();
+    const worker = new ScoringWorker({
+      db: database,
+      scorer: fakeScorer(),
+      logger: log.logger,
+      pollMs: 20,
+      storeFaultPauseMs: 20,
+    });
+    await relay.down();
+    worker.start();
+    try {
+      await until('the worker is paused', async () => worker.storeFault !== null);
+      expect(worker.storeFault).toMatch(/^(cannot reach the database|database connection failed)/);
+      await relay.up();
+      // Other nodes may have taken every job meanwhile: the worker (and `/readyz`) must not stay paused for want
+      // of one.
+      await until('the worker is no longer paused', async () => worker.storeFault === null);
+    } finally {
+      await worker.stop();
+    }
+    expect(log.lines.filter((l) => l.msg === 'the store answers again; scoring goes on')).toHaveLength(1);
+  });
+
   it('counts no attempt when the connection is cut while the result is being written', async () => {
     const tripId = await queueTrip('pg-away-trip-3', 24);
     // The cut lands inside the result's transaction every time: its write waits on a row lock another session

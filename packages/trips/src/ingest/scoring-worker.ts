@@ -93,6 +93,8 @@ export class ScoringWorker {
   /** Consecutive rounds of the loop in which the store failed, and when the first of them began. */
   #faultyRounds = 0;
   #faultySinceMs = 0;
+  /** Whether the last store fault was met by a claim (or putting jobs back) rather than by a job's own statements. */
+  #claimsFailed = false;
   /** What the store said in the last faulty round (see storeFault). */
   #faultReason = '';
   /** Consecutive claims that failed for another reason than the store. */
@@ -256,8 +258,10 @@ export class ScoringWorker {
       try {
         claimed = await this.runOnce();
       } catch (err) {
-        if (isStoreFault(err)) this.#storeFault = err;
-        else {
+        if (isStoreFault(err)) {
+          this.#storeFault = err;
+          this.#claimsFailed = true;
+        } else {
           // Not the store's state but something wrong with the claim itself (a bug, a schema not migrated): an
           // error each time, but after pauses that grow as for a store fault, not at every poll.
           this.#log.error({ err }, 'scoring worker: claiming jobs failed');
@@ -271,14 +275,16 @@ export class ScoringWorker {
         await this.#pauseForStore(this.#storeFault);
         continue;
       }
-      // A round that claimed nothing proves little (its statement may write no page); one whose jobs got past the
-      // store does.
-      if (this.#faultyRounds > 0 && claimed > 0) {
+      // After claims failed (the store out of reach), a claim that went through shows the store answers, jobs or
+      // none. After jobs failed (their results could not be written), only a round whose jobs got past the store
+      // does: a claim that finds nothing may write no page (a full SQLite file takes it).
+      if (this.#faultyRounds > 0 && (claimed > 0 || this.#claimsFailed)) {
         this.#log.info(
           { faultyRounds: this.#faultyRounds, downS: Math.round((this.#clock() - this.#faultySinceMs) / 1000) },
           'the store answers again; scoring goes on',
         );
         this.#faultyRounds = 0;
+        this.#claimsFailed = false;
       }
       if (claimed > 0 || !this.#running) continue;
       await new Promise<void>((resolve) => {
@@ -483,6 +489,7 @@ export class ScoringWorker {
    */
   async #releaseAfterStoreFault(job: ClaimedJob, fault: Error): Promise<void> {
     this.#storeFault = fault;
+    this.#claimsFailed = false;
     this.#metrics?.attemptFailed('store_fault');
     try {
       await this.#release(job, fault);
