@@ -388,16 +388,22 @@ describe.skipIf(postgres.skip)(`PostgreSQL out of reach (${postgres.label})`, ()
     return faults;
   };
 
-  it('the worker backs off with one warning instead of an error per poll, and scores the queue once it is back', async () => {
-    const tripId = await queueTrip('pg-away-trip-1', 21);
+  /** A worker polling every 20 ms whose log lines are kept. */
+  const loggedWorker = (storeFaultPauseMs: number) => {
     const log = logLines();
     const worker = new ScoringWorker({
       db: database,
       scorer: fakeScorer(),
       logger: log.logger,
       pollMs: 20,
-      storeFaultPauseMs: 50,
+      storeFaultPauseMs,
     });
+    return { log, worker };
+  };
+
+  it('the worker backs off with one warning instead of an error per poll, and scores the queue once it is back', async () => {
+    const tripId = await queueTrip('pg-away-trip-1', 21);
+    const { log, worker } = loggedWorker(50);
     await relay.down();
     worker.start();
     try {
@@ -420,14 +426,7 @@ describe.skipIf(postgres.skip)(`PostgreSQL out of reach (${postgres.label})`, ()
   });
 
   it('leaves its paused state once a claim goes through again, also with no job to claim', async () => {
-    const log = logLines();
-    const worker = new ScoringWorker({
-      db: database,
-      scorer: fakeScorer(),
-      logger: log.logger,
-      pollMs: 20,
-      storeFaultPauseMs: 20,
-    });
+    const { log, worker } = loggedWorker(20);
     await relay.down();
     worker.start();
     try {
