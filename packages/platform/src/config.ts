@@ -212,6 +212,9 @@ export function baseConfigSpec(service: { prefix: string; defaultPort: number })
     shutdownTimeoutMs: env('SHUTDOWN_TIMEOUT_MS', positiveIntSchema(10_000), {
       doc: 'How long in-flight requests may take to finish on SIGTERM/SIGINT',
     }),
+    requestTimeoutMs: env('REQUEST_TIMEOUT_MS', positiveIntSchema(300_000), {
+      doc: 'How long a client may take to send a whole request, headers and body (uploads included); then the connection is cut with 408',
+    }),
   } as const;
 }
 

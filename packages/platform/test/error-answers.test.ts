@@ -13,6 +13,7 @@ afterEach(async () => {
 async function listening(options: Partial<CreateHttpAppOptions> = {}) {
   const app = createHttpApp({ logger: createLogger({ level: 'silent' }), ...options });
   app.get('/fast', async () => ({ ok: true }));
+  app.post('/upload', async (req) => ({ ok: true, bytes: JSON.stringify(req.body).length }));
   registerOpsRoutes(app);
   // Shutdown work that takes a while (closing pools, flushing): requests can still arrive meanwhile.
   app.addHook('preClose', () => new Promise<void>((resolve) => setTimeout(resolve, 200)));
@@ -132,5 +133,52 @@ describe("answers where no route runs, in the service's own shape", () => {
   it('keeps Fastify’s 503 during shutdown where the app sets no closing answer', async () => {
     const { app, port } = await listening();
     expect((await acrossShutdown(app, port)).map((r) => r.status)).toEqual([200, 503]);
+  });
+});
+
+describe('a request that stops arriving', () => {
+  const clientError: CreateHttpAppOptions['clientError'] = (problem) => ({
+    statusCode: problem.statusCode,
+    body: { ok: false, error: problem.message },
+  });
+
+  /** Writes `partial` and nothing more, and returns what the server sent before it closed the connection. */
+  async function stall(port: number, partial: string): Promise<{ received: string; afterMs: number }> {
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    socket.on('data', (chunk) => {
+      received += chunk.toString();
+    });
+    socket.on('error', () => {});
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    const cap = setTimeout(() => socket.destroy(), 5000);
+    const started = performance.now();
+    socket.write(partial);
+    await closed;
+    clearTimeout(cap);
+    return { received, afterMs: performance.now() - started };
+  }
+
+  it('is cut with 408 in the app’s shape once REQUEST_TIMEOUT_MS passes, mid-headers or mid-body', async () => {
+    const { app, port } = await listening({ clientError, requestTimeoutMs: 400 });
+    for (const partial of [
+      'GET /fast HTTP/1.1\r\nHost: x\r\nAccept: appl',
+      `POST /upload HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"a":"`,
+    ]) {
+      const { received, afterMs } = await stall(port, partial);
+      const [answer] = responses(received);
+      expect(answer!.status).toBe(408);
+      expect(answer!.headers.connection).toBe('close');
+      expect(JSON.parse(answer!.body)).toEqual({ ok: false, error: 'the request was not received in time' });
+      expect(afterMs).toBeGreaterThanOrEqual(350);
+    }
+    // Nothing is left in process: the app can shut down at once.
+    await app.requestsSettled();
+  });
+
+  it('is bounded by default at Node’s own 300 s, which Fastify would turn off', async () => {
+    const { app } = await listening();
+    expect(app.server.requestTimeout).toBe(300_000);
+    expect(app.server.headersTimeout).toBe(60_000);
   });
 });

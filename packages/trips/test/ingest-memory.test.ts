@@ -1,8 +1,9 @@
 import http from 'node:http';
+import net from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { testDialects } from '@svc/platform/testing';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { buildIngestApp } from '../src/ingest/build-ingest-app.ts';
 import { createFleet } from '../src/store/fleets.ts';
 import { createIngestKey } from '../src/store/ingest-keys.ts';
@@ -158,5 +159,85 @@ describe('ingest memory bound', () => {
     gone.cut();
     // 240 KiB held and 250 KiB more would pass the 300 KiB bound: taken, it shows the 240 KiB went back.
     expect((await untilTaken('mem-after-0001', upload(11, 250 * KIB))).status).toBe(202);
+  });
+});
+
+/**
+ * A device whose network drops mid-upload may never close its connection (no FIN reaches the server): without a
+ * bound on how long an upload may take to arrive, the connection and the bytes it sent would be held for good, and
+ * each such drop would keep a file descriptor and part of the memory bound until the process ran out of either.
+ */
+describe('an upload that stops arriving', () => {
+  let database: TripsDatabase;
+  let app: FastifyInstance;
+  let url: URL;
+  let key: string;
+
+  beforeAll(async () => {
+    database = await sqlite.open(tripsMigrations, { migrationTable: TRIPS_MIGRATION_TABLE });
+    await claimEnvironment(database.db, 'production', database.location);
+    await createFleet(database.db, { name: 'Acme', fleetId: 'fleet_stall' });
+    await createVehicle(database.db, { fleetId: 'fleet_stall', plate: 'ST-100' });
+    key = (await createIngestKey(database.db, { environment: 'production', fleetId: 'fleet_stall' })).secret;
+    app = await buildIngestApp({
+      environment: 'production',
+      database,
+      logger: quietLogger(),
+      bodyLimitBytes: 256 * KIB,
+      bodyBudgetBytes: 300 * KIB,
+      requestTimeoutMs: 600,
+    });
+    url = new URL(await app.listen({ host: '127.0.0.1', port: 0 }));
+  });
+  afterAll(async () => {
+    await app?.close();
+    await database?.close();
+  });
+
+  const body = (hour: number, bytes: number): Buffer => {
+    const json = JSON.stringify(gpsTrip({ startMs: Date.UTC(2026, 10, 3, hour), vehicle: 'ST-100' }));
+    return Buffer.from(json + ' '.repeat(Math.max(0, bytes - json.length)));
+  };
+  const headers = (length: number, tripKey: string) =>
+    `POST /ingest/v1/trips HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${key}\r\n` +
+    `Content-Type: application/json\r\nContent-Length: ${length}\r\nIdempotency-Key: ${tripKey}\r\n\r\n`;
+  const post = async (tripKey: string, payload: Buffer) => {
+    const res = await fetch(new URL('/ingest/v1/trips', url), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': tripKey },
+      body: payload,
+    });
+    return { status: res.status, body: (await res.json()) as { ok: boolean; error?: string } };
+  };
+
+  it('is cut with 408 in the ingest error shape once the bound passes, and what it held goes back', async () => {
+    const stalled = body(8, 250 * KIB);
+    const socket = net.connect(Number(url.port), url.hostname);
+    let received = '';
+    socket.on('data', (c: Buffer) => {
+      received += c.toString('utf8');
+    });
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.write(headers(stalled.length, 'stall-0001'));
+    socket.write(stalled.subarray(0, 240 * KIB));
+    onTestFinished(() => {
+      socket.destroy();
+    });
+    // While it hangs, its 240 KiB count: another 250 KiB upload does not fit the 300 KiB bound.
+    await new Promise((r) => setTimeout(r, 150));
+    const meanwhile = await post('stall-other-0001', body(9, 250 * KIB));
+    expect(meanwhile.status).toBe(503);
+
+    // The server cuts the upload (the client never sends the rest nor closes), telling it why.
+    await closed;
+    expect(received).toMatch(/^HTTP\/1\.1 408 /);
+    expect(JSON.parse(received.slice(received.indexOf('\r\n\r\n') + 4))).toEqual({
+      ok: false,
+      error: 'the request was not received in time',
+    });
+    // The bytes it held went back, and nothing of it was stored.
+    expect((await post('stall-other-0001', body(9, 250 * KIB))).status).toBe(202);
+    const rows = await database.db.selectFrom('trip_uploads').select('idempotency_key').execute();
+    expect(rows.map((r) => r.idempotency_key)).toEqual(['stall-other-0001']);
   });
 });

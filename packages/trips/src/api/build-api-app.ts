@@ -54,6 +54,8 @@ export interface ApiAppOptions {
   readiness?: () => Promise<void>;
   /** Bearer token `GET /metrics` requires (METRICS_TOKEN); loopback clients only without one. */
   metricsToken?: string | undefined;
+  /** How long a request may take to arrive whole (REQUEST_TIMEOUT_MS, createHttpApp's requestTimeoutMs). */
+  requestTimeoutMs?: number;
   /** Browser origins allowed to call the API (TRIPS_CORS_ORIGINS), or `*`; no CORS when empty. */
   corsOrigins?: string[] | undefined;
   /**
@@ -74,6 +76,7 @@ export async function buildApiApp(options: ApiAppOptions): Promise<FastifyInstan
   const app = createHttpApp({
     logger: options.logger,
     ...(options.metrics ? { metrics: options.metrics } : {}),
+    ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
     // Every answer of the API is `{ ok, error }` with one of the statuses of the specification (400, 401, 403, 404,
     // 429, 500), also where no route runs: a request the HTTP parser refuses (Fastify would send 431 or 408 in its
     // own shape) and one that arrives while this node shuts down (Fastify's 503).

@@ -33,6 +33,11 @@ export interface IngestAppOptions {
   logger: Logger;
   clock?: () => number;
   bodyLimitBytes?: number;
+  /**
+   * How long an upload may take to arrive whole (createHttpApp's requestTimeoutMs, REQUEST_TIMEOUT_MS); past it
+   * the connection is cut with 408 and the bytes it held go back to the budget.
+   */
+  requestTimeoutMs?: number;
   /** Bytes of upload bodies held at once (BodyBudget); default eight times the body limit. */
   bodyBudgetBytes?: number;
   /** Called after each new upload is committed (wakes the scoring worker of this process). */
@@ -85,6 +90,7 @@ export async function buildIngestApp(options: IngestAppOptions): Promise<Fastify
   const app = createHttpApp({
     logger: options.logger,
     bodyLimit: options.bodyLimitBytes ?? DEFAULT_INGEST_BODY_LIMIT_BYTES,
+    ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
     // `{ ok, error }` also where no route runs (see docs/ingest-protocol.md): a request the HTTP parser refuses, and
     // one that arrives while this node shuts down (retried as any 503: nothing of it was stored).
     clientError: (problem) => ({ statusCode: problem.statusCode, body: { ok: false, error: problem.message } }),

@@ -90,6 +90,7 @@ export async function startEnvironment(options: EnvironmentServiceOptions): Prom
     logger,
     clock,
     bodyLimitBytes: config.ingestBodyLimitMb * 1024 * 1024,
+    requestTimeoutMs: config.requestTimeoutMs,
     // Never below one upload of the largest size, which would otherwise be refused for good.
     bodyBudgetBytes:
       Math.max(config.ingestMemoryMb ?? 8 * config.ingestBodyLimitMb, config.ingestBodyLimitMb) * 1024 * 1024,
@@ -202,6 +203,7 @@ function buildEnvironmentApi(
     rateLimit: { perMinute: config.rateLimitPerMin, redis },
     metricsToken: config.metricsToken,
     corsOrigins: config.corsOrigins,
+    requestTimeoutMs: config.requestTimeoutMs,
   });
 }
 
