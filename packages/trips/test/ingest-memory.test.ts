@@ -4,7 +4,7 @@ import { gzipSync } from 'node:zlib';
 import { testDialects } from '@svc/platform/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { buildIngestApp } from '../src/ingest/build-ingest-app.ts';
+import { buildIngestApp, type IngestAppOptions } from '../src/ingest/build-ingest-app.ts';
 import { createFleet } from '../src/store/fleets.ts';
 import { createIngestKey } from '../src/store/ingest-keys.ts';
 import { TRIPS_MIGRATION_TABLE, tripsMigrations } from '../src/store/migrations.ts';
@@ -28,6 +28,31 @@ interface Answer {
  */
 const sqlite = testDialects().find((d) => d.name === 'sqlite')!;
 
+/** An ingest app on a fresh store with a 256 KiB body limit and a 300 KiB bound, one vehicle and its fleet's key. */
+async function ingestServer(fleetId: string, extra: Partial<IngestAppOptions> = {}) {
+  const database: TripsDatabase = await sqlite.open(tripsMigrations, { migrationTable: TRIPS_MIGRATION_TABLE });
+  await claimEnvironment(database.db, 'production', database.location);
+  await createFleet(database.db, { name: 'Acme', fleetId });
+  await createVehicle(database.db, { fleetId, plate: 'ME-100' });
+  const key = (await createIngestKey(database.db, { environment: 'production', fleetId })).secret;
+  const app = await buildIngestApp({
+    environment: 'production',
+    database,
+    logger: quietLogger(),
+    bodyLimitBytes: 256 * KIB,
+    bodyBudgetBytes: 300 * KIB,
+    ...extra,
+  });
+  const url = new URL(await app.listen({ host: '127.0.0.1', port: 0 }));
+  return { database, app, url, key };
+}
+
+/** An upload padded with white space (valid JSON) to about `bytes`. */
+const upload = (hour: number, bytes: number): Buffer => {
+  const json = JSON.stringify(gpsTrip({ startMs: Date.UTC(2026, 10, 3, hour), vehicle: 'ME-100' }));
+  return Buffer.from(json + ' '.repeat(Math.max(0, bytes - json.length)));
+};
+
 describe('ingest memory bound', () => {
   let database: TripsDatabase;
   let app: FastifyInstance;
@@ -35,30 +60,12 @@ describe('ingest memory bound', () => {
   let key: string;
 
   beforeAll(async () => {
-    database = await sqlite.open(tripsMigrations, { migrationTable: TRIPS_MIGRATION_TABLE });
-    await claimEnvironment(database.db, 'production', database.location);
-    await createFleet(database.db, { name: 'Acme', fleetId: 'fleet_mem' });
-    await createVehicle(database.db, { fleetId: 'fleet_mem', plate: 'ME-100' });
-    key = (await createIngestKey(database.db, { environment: 'production', fleetId: 'fleet_mem' })).secret;
-    app = await buildIngestApp({
-      environment: 'production',
-      database,
-      logger: quietLogger(),
-      bodyLimitBytes: 256 * KIB,
-      bodyBudgetBytes: 300 * KIB,
-    });
-    url = new URL(await app.listen({ host: '127.0.0.1', port: 0 }));
+    ({ database, app, url, key } = await ingestServer('fleet_mem'));
   });
   afterAll(async () => {
     await app?.close();
     await database?.close();
   });
-
-  /** An upload padded with white space (valid JSON) to about `bytes`. */
-  const upload = (hour: number, bytes: number): Buffer => {
-    const json = JSON.stringify(gpsTrip({ startMs: Date.UTC(2026, 10, 3, hour), vehicle: 'ME-100' }));
-    return Buffer.from(json + ' '.repeat(Math.max(0, bytes - json.length)));
-  };
 
   /** Starts a POST and writes `first` bytes of `body`; `finish` sends the rest and resolves with the answer. */
   const begin = (tripKey: string, body: Buffer, first: number, extra: Record<string, string> = {}) => {
@@ -174,30 +181,13 @@ describe('an upload that stops arriving', () => {
   let key: string;
 
   beforeAll(async () => {
-    database = await sqlite.open(tripsMigrations, { migrationTable: TRIPS_MIGRATION_TABLE });
-    await claimEnvironment(database.db, 'production', database.location);
-    await createFleet(database.db, { name: 'Acme', fleetId: 'fleet_stall' });
-    await createVehicle(database.db, { fleetId: 'fleet_stall', plate: 'ST-100' });
-    key = (await createIngestKey(database.db, { environment: 'production', fleetId: 'fleet_stall' })).secret;
-    app = await buildIngestApp({
-      environment: 'production',
-      database,
-      logger: quietLogger(),
-      bodyLimitBytes: 256 * KIB,
-      bodyBudgetBytes: 300 * KIB,
-      requestTimeoutMs: 600,
-    });
-    url = new URL(await app.listen({ host: '127.0.0.1', port: 0 }));
+    ({ database, app, url, key } = await ingestServer('fleet_stall', { requestTimeoutMs: 600 }));
   });
   afterAll(async () => {
     await app?.close();
     await database?.close();
   });
 
-  const body = (hour: number, bytes: number): Buffer => {
-    const json = JSON.stringify(gpsTrip({ startMs: Date.UTC(2026, 10, 3, hour), vehicle: 'ST-100' }));
-    return Buffer.from(json + ' '.repeat(Math.max(0, bytes - json.length)));
-  };
   const headers = (length: number, tripKey: string) =>
     `POST /ingest/v1/trips HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${key}\r\n` +
     `Content-Type: application/json\r\nContent-Length: ${length}\r\nIdempotency-Key: ${tripKey}\r\n\r\n`;
@@ -211,7 +201,7 @@ describe('an upload that stops arriving', () => {
   };
 
   it('is cut with 408 in the ingest error shape once the bound passes, and what it held goes back', async () => {
-    const stalled = body(8, 250 * KIB);
+    const stalled = upload(8, 250 * KIB);
     const socket = net.connect(Number(url.port), url.hostname);
     let received = '';
     socket.on('data', (c: Buffer) => {
@@ -225,7 +215,7 @@ describe('an upload that stops arriving', () => {
     });
     // While it hangs, its 240 KiB count: another 250 KiB upload does not fit the 300 KiB bound.
     await new Promise((r) => setTimeout(r, 150));
-    const meanwhile = await post('stall-other-0001', body(9, 250 * KIB));
+    const meanwhile = await post('stall-other-0001', upload(9, 250 * KIB));
     expect(meanwhile.status).toBe(503);
 
     // The server cuts the upload (the client never sends the rest nor closes), telling it why.
@@ -236,7 +226,7 @@ describe('an upload that stops arriving', () => {
       error: 'the request was not received in time',
     });
     // The bytes it held went back, and nothing of it was stored.
-    expect((await post('stall-other-0001', body(9, 250 * KIB))).status).toBe(202);
+    expect((await post('stall-other-0001', upload(9, 250 * KIB))).status).toBe(202);
     const rows = await database.db.selectFrom('trip_uploads').select('idempotency_key').execute();
     expect(rows.map((r) => r.idempotency_key)).toEqual(['stall-other-0001']);
   });
