@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { type CreateHttpAppOptions, createHttpApp } from '../src/http/create-app.ts';
 import { registerOpsRoutes } from '../src/http/ops-routes.ts';
 import { createLogger } from '../src/logger.ts';
@@ -14,6 +14,7 @@ async function listening(options: Partial<CreateHttpAppOptions> = {}) {
   const app = createHttpApp({ logger: createLogger({ level: 'silent' }), ...options });
   app.get('/fast', async () => ({ ok: true }));
   app.post('/upload', async (req) => ({ ok: true, bytes: JSON.stringify(req.body).length }));
+  app.get('/slow', () => new Promise((resolve) => setTimeout(() => resolve({ ok: true }), 700)));
   registerOpsRoutes(app);
   // Shutdown work that takes a while (closing pools, flushing): requests can still arrive meanwhile.
   app.addHook('preClose', () => new Promise<void>((resolve) => setTimeout(resolve, 200)));
@@ -174,6 +175,29 @@ describe('a request that stops arriving', () => {
     }
     // Nothing is left in process: the app can shut down at once.
     await app.requestsSettled();
+  });
+
+  it('does not cut a kept-alive connection idle between requests, nor a request whose handler takes longer', async () => {
+    const { port } = await listening({ requestTimeoutMs: 300 });
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    socket.on('data', (chunk) => {
+      received += chunk.toString();
+    });
+    onTestFinished(() => {
+      socket.destroy();
+    });
+    const answers = async (n: number) => {
+      while (responses(received).length < n) await new Promise((resolve) => setTimeout(resolve, 20));
+    };
+    socket.write('GET /fast HTTP/1.1\r\nHost: x\r\n\r\n');
+    await answers(1);
+    // Idle for more than twice the bound, then a request whose handler outlasts it, on the same connection.
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
+    await answers(2);
+    expect(responses(received).map((r) => r.status)).toEqual([200, 200]);
+    expect(socket.destroyed).toBe(false);
   });
 
   it('is bounded by default at Node’s own 300 s, which Fastify would turn off', async () => {
