@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
 import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHttpApp, createLogger, registerOpsRoutes } from '../src/index.ts';
 
@@ -208,42 +209,53 @@ describe('GET /metrics access', () => {
   });
 });
 
+/** An app on a real port with slow and large routes, its log lines, and a way to send raw requests. */
+async function listeningApp(options: { requestTimeoutMs?: number } = {}) {
+  const lines: Record<string, unknown>[] = [];
+  const destination = new Writable({
+    write(chunk, _enc, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  const app = createHttpApp({ logger: createLogger({ destination, name: 'test' }), ...options });
+  registerOpsRoutes(app);
+  apps.push(app);
+  const ended: string[] = [];
+  app.get('/slow', async () => {
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    ended.push('slow');
+    return { ok: true };
+  });
+  app.post('/slow', async (req) => {
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    ended.push(`slow post ${JSON.stringify(req.body)}`);
+    return { ok: true };
+  });
+  // A response far larger than the socket buffers, to a client that never reads it.
+  app.get('/large', async (_req, reply) => {
+    ended.push('large');
+    return reply.type('application/octet-stream').send(Buffer.alloc(64 * 1024 * 1024));
+  });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = app.server.address() as { port: number };
+  /** Sends a complete request (a POST when given a body) on a new connection; the socket is returned unread. */
+  const send = async (path: string, body?: string) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.on('error', () => {});
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(
+      body === undefined
+        ? `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`
+        : `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    );
+    return socket;
+  };
+  return { app, ended, send, lines, port };
+}
+
 describe('requestsSettled', () => {
-  /** An app on a real port whose routes record when their handlers end. */
-  async function listening() {
-    const { app } = buildTestApp();
-    apps.push(app);
-    const ended: string[] = [];
-    app.get('/slow', async () => {
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      ended.push('slow');
-      return { ok: true };
-    });
-    app.post('/slow', async (req) => {
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      ended.push(`slow post ${JSON.stringify(req.body)}`);
-      return { ok: true };
-    });
-    // A response far larger than the socket buffers, to a client that never reads it.
-    app.get('/large', async (_req, reply) => {
-      ended.push('large');
-      return reply.type('application/octet-stream').send(Buffer.alloc(64 * 1024 * 1024));
-    });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const { port } = app.server.address() as { port: number };
-    /** Sends a complete request (a POST when given a body) on a new connection; the socket is returned unread. */
-    const send = async (path: string, body?: string) => {
-      const socket = connect(port, '127.0.0.1');
-      await new Promise((resolve) => socket.once('connect', resolve));
-      socket.write(
-        body === undefined
-          ? `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`
-          : `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
-      );
-      return socket;
-    };
-    return { app, ended, send };
-  }
+  const listening = () => listeningApp();
 
   /** 'settled' when requestsSettled() resolves within `ms`, else a message saying it did not. */
   const settledWithin = (app: { requestsSettled(): Promise<void> }, ms: number) =>
@@ -288,5 +300,67 @@ describe('requestsSettled', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     socket.destroy();
     expect(await settledWithin(app, 2000)).toBe('settled');
+  });
+});
+
+describe('a request that ends without a complete response', () => {
+  /** Its access line (the one with its URL), once `count` are written. */
+  const requestLines = async (lines: Record<string, unknown>[], url: string, count = 1) => {
+    for (let i = 0; i < 200 && lines.filter((l) => l.url === url).length < count; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    return lines.filter((l) => l.url === url);
+  };
+  const counted = async (app: FastifyInstance, status: string) => {
+    const res = await app.inject({ url: '/metrics' });
+    const m = new RegExp(`http_requests_total\\{[^}]*status="${status}"[^}]*\\} (\\d+)`).exec(res.body);
+    return m ? Number(m[1]) : 0;
+  };
+
+  it('is logged once, as 499, when its client goes away before the answer, and counted so', async () => {
+    const { app, lines, send } = await listeningApp();
+    const socket = await send('/slow?n=1');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    socket.destroy();
+    await app.requestsSettled();
+    const [line, ...more] = await requestLines(lines, '/slow?n=1');
+    expect(more).toEqual([]);
+    expect(line).toMatchObject({
+      level: 'info',
+      method: 'GET',
+      route: '/slow',
+      statusCode: 499,
+      msg: expect.stringMatching(/client/),
+    });
+    expect(await counted(app, '499')).toBe(1);
+  });
+
+  it('is logged once, with its status, when its client goes away while a large answer is written', async () => {
+    const { app, lines, send } = await listeningApp();
+    const socket = await send('/large');
+    socket.pause();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    socket.destroy();
+    await app.requestsSettled();
+    const [line, ...more] = await requestLines(lines, '/large');
+    expect(more).toEqual([]);
+    // Node reports the response finished once the socket took it, so the line cannot tell that it was cut.
+    expect(line).toMatchObject({ statusCode: 200, route: '/large' });
+  });
+
+  it('is logged once, as 408, when it stops arriving and is cut', async () => {
+    const { app, lines, port } = await listeningApp({ requestTimeoutMs: 300 });
+    const socket = connect(port, '127.0.0.1');
+    socket.on('error', () => {});
+    socket.resume();
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    socket.write('POST /slow HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a');
+    await closed;
+    await app.requestsSettled();
+    const [line, ...more] = await requestLines(lines, '/slow');
+    expect(more).toEqual([]);
+    expect(line).toMatchObject({ method: 'POST', route: '/slow', statusCode: 408 });
+    expect(await counted(app, '408')).toBe(1);
   });
 });

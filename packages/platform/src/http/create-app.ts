@@ -4,6 +4,8 @@ import type { Socket } from 'node:net';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
   type FastifyServerOptions,
   LogController,
 } from 'fastify';
@@ -82,6 +84,8 @@ interface Lifecycle {
   /** Its response closed: written, or its connection went away (possibly before the reply was sent). */
   closed: boolean;
   settled: boolean;
+  /** Its access line was written (and its metrics counted): once per request, whichever way it ended. */
+  logged: boolean;
 }
 
 /**
@@ -167,10 +171,14 @@ export function createHttpApp(options: CreateHttpAppOptions): FastifyInstance {
   // per call.
   app.addHook('onRequest', (req, reply, done) => {
     inProcess++;
-    const state: Lifecycle = { sent: false, closed: false, settled: false };
+    const state: Lifecycle = { sent: false, closed: false, settled: false, logged: false };
     lifecycles.set(req, state);
     reply.raw.once('close', () => {
       state.closed = true;
+      // Fastify's onResponse runs only for a response that finished or failed to write: a request whose client
+      // went away before its answer, or that was cut for not arriving in time, would leave no line and no count.
+      // Checked a turn later, since with inject() (tests) the close comes before the finish.
+      if (!state.logged) setImmediate(() => requestLine(req, reply, state, true));
       if (state.sent) settle(state);
     });
     reply.header(header, req.id);
@@ -195,29 +203,61 @@ export function createHttpApp(options: CreateHttpAppOptions): FastifyInstance {
     done(null, payload);
   });
 
-  app.addHook('onResponse', (req, reply, done) => {
-    settle(lifecycles.get(req));
+  // Requests whose connection the parser cut for not arriving in time (REQUEST_TIMEOUT_MS), for their line.
+  // This listener runs after Fastify's, which answers them, and before their response's close event.
+  const cutForTime = new WeakSet<Socket>();
+  app.server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') cutForTime.add(socket);
+  });
+
+  /**
+   * The request's one access line and its metrics. A response that was not written whole (`cut`) says why: 408 when the
+   * request was cut for not arriving in time (the parser answered it), 499 when the client went away before any
+   * of the answer was sent (nginx's code for it), else the status whose answer was being written.
+   */
+  const requestLine = (req: FastifyRequest, reply: FastifyReply, state: Lifecycle | undefined, cut: boolean) => {
+    if (state) {
+      if (state.logged) return;
+      state.logged = true;
+    }
     const route = req.routeOptions.url ?? '<unmatched>';
-    const status = String(reply.statusCode);
+    let statusCode = reply.statusCode;
+    let message = 'request';
+    if (cut) {
+      if (cutForTime.has(req.raw.socket)) {
+        statusCode = 408;
+        message = 'request cut: not received in time';
+      } else if (!reply.raw.headersSent) {
+        statusCode = 499;
+        message = 'request ended: the client closed the connection before the response';
+      } else {
+        message = 'request ended: the client closed the connection while the response was written';
+      }
+    }
+    const status = String(statusCode);
     const elapsedMs = reply.elapsedTime;
     metrics.requests.inc({ method: req.method, route, status });
     metrics.duration.observe({ method: req.method, route, status }, elapsedMs / 1000);
-    const failed = reply.statusCode >= 500;
-    if (!accessLog.isLevelEnabled(failed ? 'error' : 'info')) {
-      done();
-      return;
-    }
+    const failed = statusCode >= 500;
+    if (!accessLog.isLevelEnabled(failed ? 'error' : 'info')) return;
     const line = {
       reqId: req.id,
       method: req.method,
       url: redactUrl(req.url),
       route,
-      statusCode: reply.statusCode,
+      statusCode,
       durationMs: Math.round(elapsedMs * 100) / 100,
       remoteAddress: req.ip,
     };
-    if (failed) accessLog.error(line, 'request failed');
-    else accessLog.info(line, 'request');
+    if (failed) accessLog.error(line, message === 'request' ? 'request failed' : message);
+    else accessLog.info(line, message);
+  };
+
+  app.addHook('onResponse', (req, reply, done) => {
+    const state = lifecycles.get(req);
+    settle(state);
+    // A response whose write failed (the client went away while it was written) ends here too, destroyed.
+    requestLine(req, reply, state, reply.raw.destroyed && !reply.raw.writableFinished);
     done();
   });
 
