@@ -160,7 +160,12 @@ export async function buildApp(deps: BuildAppDeps): Promise<CmsApp> {
 
   for (const module of modules) await module.register(ctx);
 
-  const app = createHttpApp({ logger, bodyLimit: 10 * 1024 * 1024, requestTimeoutMs: config.requestTimeoutMs });
+  const app = createHttpApp({
+    logger,
+    bodyLimit: 10 * 1024 * 1024,
+    requestTimeoutMs: config.requestTimeoutMs,
+    responseIdleTimeoutMs: config.responseIdleTimeoutMs,
+  });
   // Write transactions start at once when this process serves a single request, and wait a turn of the
   // event loop for others to join their batch otherwise (src/db/write-transaction.ts).
   let inFlight = 0;

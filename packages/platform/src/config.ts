@@ -215,6 +215,9 @@ export function baseConfigSpec(service: { prefix: string; defaultPort: number })
     requestTimeoutMs: env('REQUEST_TIMEOUT_MS', positiveIntSchema(300_000), {
       doc: 'How long a client may take to send a whole request, headers and body (uploads included); then the connection is cut with 408',
     }),
+    responseIdleTimeoutMs: env('RESPONSE_IDLE_TIMEOUT_MS', positiveIntSchema(60_000), {
+      doc: 'How long the writing of a large answer (over 64 KiB) may make no progress, the client not reading, before the connection is cut',
+    }),
   } as const;
 }
 

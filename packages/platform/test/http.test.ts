@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { createHttpApp, createLogger, registerOpsRoutes } from '../src/index.ts';
 
 function buildTestApp(readiness?: () => Promise<void>, metricsToken?: string) {
@@ -210,7 +210,7 @@ describe('GET /metrics access', () => {
 });
 
 /** An app on a real port with slow and large routes, its log lines, and a way to send raw requests. */
-async function listeningApp(options: { requestTimeoutMs?: number } = {}) {
+async function listeningApp(options: { requestTimeoutMs?: number; responseIdleTimeoutMs?: number } = {}) {
   const lines: Record<string, unknown>[] = [];
   const destination = new Writable({
     write(chunk, _enc, done) {
@@ -347,6 +347,23 @@ describe('a request that ends without a complete response', () => {
     expect(more).toEqual([]);
     // Node reports the response finished once the socket took it, so the line cannot tell that it was cut.
     expect(line).toMatchObject({ statusCode: 200, route: '/large' });
+  });
+
+  it('is cut when its client stops reading a large answer, once RESPONSE_IDLE_TIMEOUT_MS passes without progress', async () => {
+    const { app, lines, send } = await listeningApp({ responseIdleTimeoutMs: 300 });
+    const socket = await send('/large');
+    socket.pause();
+    onTestFinished(() => {
+      socket.destroy();
+    });
+    const connections = () => new Promise<number>((resolve) => app.server.getConnections((_e, n) => resolve(n)));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await connections()).toBe(1);
+    // The server lets go of the connection, and of the 64 MiB it could not send, by itself.
+    for (let i = 0; i < 200 && (await connections()) > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await connections()).toBe(0);
+    await app.requestsSettled();
+    expect(await requestLines(lines, '/large')).toHaveLength(1);
   });
 
   it('is logged once, as 408, when it stops arriving and is cut', async () => {

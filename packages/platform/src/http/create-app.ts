@@ -26,6 +26,13 @@ export interface CreateHttpAppOptions {
    * signal) holds the socket and the bytes it sent for as long as the process runs. 0 sets no bound.
    */
   requestTimeoutMs?: number;
+  /**
+   * How long the writing of a large answer (over 64 KiB, or streamed) may make no progress before its connection is
+   * cut: a client that stops reading (or whose network dropped) would otherwise hold the connection and the unsent
+   * rest of the body in memory for as long as it stays connected. Smaller answers fit the socket buffers and are
+   * done at once. Default 60 s; 0 sets no bound.
+   */
+  responseIdleTimeoutMs?: number;
   trustProxy?: FastifyServerOptions['trustProxy'];
   /** Extra Fastify options (e.g. routerOptions); the ones above take precedence. */
   fastify?: Omit<FastifyServerOptions, 'logger' | 'loggerInstance'>;
@@ -58,6 +65,20 @@ export interface ErrorAnswer {
 
 /** Node's own bound on receiving a request (see CreateHttpAppOptions.requestTimeoutMs). */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 300_000;
+
+/** See CreateHttpAppOptions.responseIdleTimeoutMs. */
+export const DEFAULT_RESPONSE_IDLE_TIMEOUT_MS = 60_000;
+
+/** Answers up to this size are taken whole by the socket buffers; larger ones may wait on the client. */
+const BUFFERED_ANSWER_BYTES = 64 * 1024;
+
+/** An answer that may not fit the socket buffers: large, or a stream of unknown length. */
+function mayWaitOnClient(payload: unknown): boolean {
+  // In UTF-16 units: at least as many bytes, at most three times as many.
+  if (typeof payload === 'string') return payload.length > BUFFERED_ANSWER_BYTES;
+  if (Buffer.isBuffer(payload)) return payload.length > BUFFERED_ANSWER_BYTES;
+  return typeof (payload as { pipe?: unknown } | null)?.pipe === 'function';
+}
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -98,6 +119,7 @@ export function createHttpApp(options: CreateHttpAppOptions): FastifyInstance {
   const header = (options.requestIdHeader ?? 'x-request-id').toLowerCase();
   const metrics = options.metrics ?? createHttpMetrics();
   const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const responseIdleTimeout = options.responseIdleTimeoutMs ?? DEFAULT_RESPONSE_IDLE_TIMEOUT_MS;
   const app = Fastify({
     ...options.fastify,
     requestTimeout,
@@ -200,6 +222,9 @@ export function createHttpApp(options: CreateHttpAppOptions): FastifyInstance {
       if (state.closed) settle(state);
     }
     if (closing) reply.header('connection', 'close');
+    // The socket's inactivity timer, which destroys the connection when it fires with no one listening; Node
+    // replaces it with the keep-alive timer once the answer is written, and clears it when the next request comes.
+    if (responseIdleTimeout > 0 && mayWaitOnClient(payload)) reply.raw.setTimeout(responseIdleTimeout);
     done(null, payload);
   });
 

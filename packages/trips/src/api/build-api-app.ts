@@ -56,6 +56,8 @@ export interface ApiAppOptions {
   metricsToken?: string | undefined;
   /** How long a request may take to arrive whole (REQUEST_TIMEOUT_MS, createHttpApp's requestTimeoutMs). */
   requestTimeoutMs?: number;
+  /** How long writing a large answer may make no progress (RESPONSE_IDLE_TIMEOUT_MS, createHttpApp's). */
+  responseIdleTimeoutMs?: number;
   /** Browser origins allowed to call the API (TRIPS_CORS_ORIGINS), or `*`; no CORS when empty. */
   corsOrigins?: string[] | undefined;
   /**
@@ -77,6 +79,7 @@ export async function buildApiApp(options: ApiAppOptions): Promise<FastifyInstan
     logger: options.logger,
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+    ...(options.responseIdleTimeoutMs !== undefined ? { responseIdleTimeoutMs: options.responseIdleTimeoutMs } : {}),
     // Every answer of the API is `{ ok, error }` with one of the statuses of the specification (400, 401, 403, 404,
     // 429, 500), also where no route runs: a request the HTTP parser refuses (Fastify would send 431 or 408 in its
     // own shape) and one that arrives while this node shuts down (Fastify's 503).

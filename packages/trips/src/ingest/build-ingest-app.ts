@@ -38,6 +38,8 @@ export interface IngestAppOptions {
    * the connection is cut with 408 and the bytes it held go back to the budget.
    */
   requestTimeoutMs?: number;
+  /** How long writing a large answer may make no progress (RESPONSE_IDLE_TIMEOUT_MS, createHttpApp's). */
+  responseIdleTimeoutMs?: number;
   /** Bytes of upload bodies held at once (BodyBudget); default eight times the body limit. */
   bodyBudgetBytes?: number;
   /** Called after each new upload is committed (wakes the scoring worker of this process). */
@@ -91,6 +93,7 @@ export async function buildIngestApp(options: IngestAppOptions): Promise<Fastify
     logger: options.logger,
     bodyLimit: options.bodyLimitBytes ?? DEFAULT_INGEST_BODY_LIMIT_BYTES,
     ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+    ...(options.responseIdleTimeoutMs !== undefined ? { responseIdleTimeoutMs: options.responseIdleTimeoutMs } : {}),
     // `{ ok, error }` also where no route runs (see docs/ingest-protocol.md): a request the HTTP parser refuses, and
     // one that arrives while this node shuts down (retried as any 503: nothing of it was stored).
     clientError: (problem) => ({ statusCode: problem.statusCode, body: { ok: false, error: problem.message } }),

@@ -91,6 +91,7 @@ export async function startEnvironment(options: EnvironmentServiceOptions): Prom
     clock,
     bodyLimitBytes: config.ingestBodyLimitMb * 1024 * 1024,
     requestTimeoutMs: config.requestTimeoutMs,
+    responseIdleTimeoutMs: config.responseIdleTimeoutMs,
     // Never below one upload of the largest size, which would otherwise be refused for good.
     bodyBudgetBytes:
       Math.max(config.ingestMemoryMb ?? 8 * config.ingestBodyLimitMb, config.ingestBodyLimitMb) * 1024 * 1024,
@@ -204,6 +205,7 @@ function buildEnvironmentApi(
     metricsToken: config.metricsToken,
     corsOrigins: config.corsOrigins,
     requestTimeoutMs: config.requestTimeoutMs,
+    responseIdleTimeoutMs: config.responseIdleTimeoutMs,
   });
 }
 
