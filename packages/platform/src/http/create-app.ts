@@ -224,7 +224,8 @@ export function createHttpApp(options: CreateHttpAppOptions): FastifyInstance {
     if (closing) reply.header('connection', 'close');
     // The socket's inactivity timer, which destroys the connection when it fires with no one listening; Node
     // replaces it with the keep-alive timer once the answer is written, and clears it when the next request comes.
-    if (responseIdleTimeout > 0 && mayWaitOnClient(payload)) reply.raw.setTimeout(responseIdleTimeout);
+    // inject() (tests) gives a stand-in socket without one.
+    if (responseIdleTimeout > 0 && mayWaitOnClient(payload)) reply.raw.socket?.setTimeout?.(responseIdleTimeout);
     done(null, payload);
   });
 
