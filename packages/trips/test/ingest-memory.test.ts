@@ -181,7 +181,7 @@ describe('an upload that stops arriving', () => {
   let key: string;
 
   beforeAll(async () => {
-    ({ database, app, url, key } = await ingestServer('fleet_stall', { requestTimeoutMs: 600 }));
+    ({ database, app, url, key } = await ingestServer('fleet_stall', { requestTimeoutMs: 1500 }));
   });
   afterAll(async () => {
     await app?.close();
@@ -213,7 +213,8 @@ describe('an upload that stops arriving', () => {
     onTestFinished(() => {
       socket.destroy();
     });
-    // While it hangs, its 240 KiB count: another 250 KiB upload does not fit the 300 KiB bound.
+    // While it hangs (well within the 1.5 s bound, so a slow machine does not reach it first), its 240 KiB count:
+    // another 250 KiB upload does not fit the 300 KiB bound.
     await new Promise((r) => setTimeout(r, 150));
     const meanwhile = await post('stall-other-0001', upload(9, 250 * KIB));
     expect(meanwhile.status).toBe(503);
