@@ -82,12 +82,15 @@ export interface RecorderConfig {
 export class Recorder {
   private state: RecorderState;
   private lastReceiptMonoMs: number | null = null;
+  /** When this process opened the buffer: nothing has arrived since then until a call records. */
+  private readonly openedMonoMs: number;
 
   constructor(
     private readonly store: BufferStore,
     private readonly config: RecorderConfig,
     private readonly emit: (event: RecorderEvent) => void,
   ) {
+    this.openedMonoMs = config.clock.monotonicMs();
     const saved = store.getMeta('recorder');
     this.state = saved ? (JSON.parse(saved) as RecorderState) : structuredClone(INITIAL_STATE);
   }
@@ -151,14 +154,20 @@ export class Recorder {
 
   /**
    * Ends the open trip when nothing at all has arrived for the stop time (the host stopped sending when the
-   * car parked). Runs on a timer; measured on the monotonic clock, or the wall clock across a restart.
+   * car parked). Runs on a timer; measured on the monotonic clock. Across a restart the wall clock tells how
+   * long the SDK was down, but the silence is at least the time since this open: a device that boots with its
+   * clock behind (no RTC, NTP not synced yet) must not keep the trip open until the clock catches up.
    */
   checkSilence(): string | null {
     if (this.state.openTripSeq === null) return null;
+    const monoNow = this.config.clock.monotonicMs();
     const silentMs =
       this.lastReceiptMonoMs !== null
-        ? this.config.clock.monotonicMs() - this.lastReceiptMonoMs
-        : this.config.clock.now() - (this.state.lastReceivedWallMs ?? this.config.clock.now());
+        ? monoNow - this.lastReceiptMonoMs
+        : Math.max(
+            monoNow - this.openedMonoMs,
+            this.config.clock.now() - (this.state.lastReceivedWallMs ?? this.config.clock.now()),
+          );
     return silentMs >= this.config.rules.endStopS * 1000 ? this.endTrip('silence') : null;
   }
 

@@ -180,6 +180,30 @@ describe('recording', () => {
     expect(sdk.trips()[0]).toMatchObject({ state: 'pending', endReason: 'silence', endMs: T0 + 199_000 });
   });
 
+  it('ends a trip left open when nothing arrives for 5 minutes after a reboot with the wall clock behind', async () => {
+    const clock = new ManualClock(T0);
+    let { sdk, events } = openSdk({ clock });
+    for (const sample of drive({ startMs: T0, legs: [{ move: 200, speedKmh: 30 }] })) {
+      sdk.record(sample);
+      clock.advance(1000);
+    }
+    await sdk.close();
+    open.splice(open.indexOf(sdk), 1);
+    // The device reboots without a real-time clock: the wall clock comes back an hour behind (no NTP yet),
+    // the monotonic clock starts again, and the host records nothing (the car stays parked).
+    const rebooted = new ManualClock(T0 - 3_600_000);
+    ({ sdk, events } = openSdk({ clock: rebooted }));
+    expect(sdk.currentTripId).not.toBeNull();
+    rebooted.advance(299_000);
+    sdk.checkSilence();
+    expect(sdk.currentTripId).not.toBeNull();
+    rebooted.advance(1000);
+    sdk.checkSilence();
+    expect(sdk.currentTripId).toBeNull();
+    expect(events).toMatchObject([{ type: 'tripEnded', reason: 'silence', endMs: T0 + 199_000 }]);
+    expect(sdk.trips()[0]).toMatchObject({ state: 'pending', endReason: 'silence' });
+  });
+
   it('closes the trip and starts afresh when the device clock is stepped back, keeping each trip monotonic', () => {
     const clock = new ManualClock(T0 + 600_000);
     const { sdk, events } = openSdk({ clock });
