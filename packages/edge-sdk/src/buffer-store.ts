@@ -357,6 +357,11 @@ export class BufferStore {
     return (this.st.tripSampleStats.get(seq) as { n: number }).n;
   }
 
+  /** Payload bytes of a trip's samples. */
+  tripSampleBytes(seq: number): number {
+    return (this.st.tripSampleStats.get(seq) as { bytes: number }).bytes;
+  }
+
   trip(id: string): TripRow | undefined {
     return this.st.tripById.get(id) as TripRow | undefined;
   }

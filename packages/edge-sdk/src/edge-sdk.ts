@@ -62,6 +62,11 @@ export interface EdgeSdkOptions {
   durability?: Durability;
   /** Bound on buffered sample payload. Default 128 MiB. */
   maxBufferBytes?: number;
+  /**
+   * Bound on one trip's sample payload, below the ingest endpoint's body limit (64 MiB by default): a longer
+   * drive is cut into consecutive trips (`endReason: 'size'`). Default 32 MiB.
+   */
+  maxTripBytes?: number;
   /** Full buffer: `evict-oldest` (default) drops the oldest unsent finished trip; `reject-new` refuses samples. */
   whenFull?: WhenFull;
   /** Receipts of sent trips kept for the status API. Default 1000. */
@@ -140,6 +145,7 @@ export class EdgeSdk {
     const maxLatenessMs = positive('maxLatenessMs', options.maxLatenessMs ?? 60_000, true);
     const clockStepThresholdMs = positive('clockStepThresholdMs', options.clockStepThresholdMs ?? 2_000, false);
     this.maxBufferBytes = positive('maxBufferBytes', options.maxBufferBytes ?? 128 * 1024 * 1024, false);
+    const maxTripBytes = positive('maxTripBytes', options.maxTripBytes ?? 32 * 1024 * 1024, false);
     const whenFull = options.whenFull ?? 'evict-oldest';
     if (whenFull !== 'evict-oldest' && whenFull !== 'reject-new') {
       throw new EdgeSdkConfigError(`whenFull must be evict-oldest or reject-new, got ${JSON.stringify(whenFull)}`);
@@ -200,6 +206,7 @@ export class EdgeSdk {
           maxLatenessMs,
           clockStepThresholdMs,
           maxBufferBytes: this.maxBufferBytes,
+          maxTripBytes,
           whenFull,
           clock,
           identity: () => ({ ...this.identity }),

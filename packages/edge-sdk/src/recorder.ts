@@ -32,7 +32,7 @@ const INITIAL_STATE: RecorderState = {
   lastReceivedWallMs: null,
 };
 
-export type TripEndReason = 'stopped' | 'silence' | 'host' | 'clock_step';
+export type TripEndReason = 'stopped' | 'silence' | 'host' | 'clock_step' | 'size';
 export type WhenFull = 'evict-oldest' | 'reject-new';
 
 /** Identity attached to every trip at its start (vehicle and driver also while it records). */
@@ -69,6 +69,8 @@ export interface RecorderConfig {
   maxLatenessMs: number;
   clockStepThresholdMs: number;
   maxBufferBytes: number;
+  /** An open trip whose samples would pass this many bytes ends there and the drive goes on in a new trip. */
+  maxTripBytes: number;
   whenFull: WhenFull;
   clock: Clock;
   identity: () => TripIdentity;
@@ -84,6 +86,8 @@ export class Recorder {
   private lastReceiptMonoMs: number | null = null;
   /** When this process opened the buffer: nothing has arrived since then until a call records. */
   private readonly openedMonoMs: number;
+  /** Payload bytes of the open trip, counted as samples go in (read from the store when unknown). */
+  private tripBytes: { seq: number; bytes: number } | undefined;
 
   constructor(
     private readonly store: BufferStore,
@@ -112,26 +116,34 @@ export class Recorder {
     const events: RecorderEvent[] = [];
     const next: RecorderState = structuredClone(this.state);
 
-    this.store.transaction(() => {
-      samples.forEach((sample, i) => {
-        this.checkOrder(next, sample, wallNow, indexed ? i : undefined, events);
-        const step = observeSample(next.detector, sample, this.config.rules);
-        next.detector = step.state;
-        if (step.ended && next.openTripSeq !== null) {
-          this.closeTrip(next, step.ended.endMs, 'stopped', events);
-        }
-        if (step.started) this.openTrip(next, step.started.startMs, events);
-        const body = JSON.stringify(sample);
-        this.ensureRoom(body.length, events);
-        this.store.insertSample(next.openTripSeq, sample, body);
-        next.lastT[sample.type] = sample.t;
-        if (next.newestT === null || sample.t > next.newestT) next.newestT = sample.t;
-        if (next.openTripSeq === null) this.store.pruneIdle(next.newestT - this.config.leadInMs);
+    try {
+      this.store.transaction(() => {
+        samples.forEach((sample, i) => {
+          this.checkOrder(next, sample, wallNow, indexed ? i : undefined, events);
+          const step = observeSample(next.detector, sample, this.config.rules);
+          next.detector = step.state;
+          if (step.ended && next.openTripSeq !== null) {
+            this.closeTrip(next, step.ended.endMs, 'stopped', events);
+          }
+          if (step.started) this.openTrip(next, step.started.startMs, events);
+          const body = JSON.stringify(sample);
+          this.splitIfTooLarge(next, sample, body.length, events);
+          this.ensureRoom(body.length, events);
+          this.store.insertSample(next.openTripSeq, sample, body);
+          if (next.openTripSeq !== null) this.openTripBytes(next.openTripSeq).bytes += body.length;
+          next.lastT[sample.type] = sample.t;
+          if (next.newestT === null || sample.t > next.newestT) next.newestT = sample.t;
+          if (next.openTripSeq === null) this.store.pruneIdle(next.newestT - this.config.leadInMs);
+        });
+        next.wallHighWaterMs = Math.max(next.wallHighWaterMs ?? wallNow, wallNow);
+        next.lastReceivedWallMs = wallNow;
+        this.store.setMeta('recorder', JSON.stringify(next));
       });
-      next.wallHighWaterMs = Math.max(next.wallHighWaterMs ?? wallNow, wallNow);
-      next.lastReceivedWallMs = wallNow;
-      this.store.setMeta('recorder', JSON.stringify(next));
-    });
+    } catch (error) {
+      // Rolled back: the count is read from the store again when next needed.
+      this.tripBytes = undefined;
+      throw error;
+    }
 
     this.state = next;
     this.lastReceiptMonoMs = this.config.clock.monotonicMs();
@@ -236,17 +248,43 @@ export class Recorder {
     );
   }
 
-  private openTrip(next: RecorderState, startMs: number, events: RecorderEvent[]): void {
+  private openTrip(
+    next: RecorderState,
+    startMs: number,
+    events: RecorderEvent[],
+    leadInFromMs = startMs - this.config.leadInMs,
+  ): void {
     const identity = this.config.identity();
     const id = `edge-${Math.round(startMs).toString(36)}-${randomBytes(10).toString('hex')}`;
     next.openTripSeq = this.store.startTrip({
       id,
       startMs,
-      leadInFromMs: startMs - this.config.leadInMs,
+      leadInFromMs,
       ...identity,
     });
     next.openTripId = id;
     events.push({ type: 'tripStarted', tripId: id, startMs });
+  }
+
+  private openTripBytes(seq: number): { seq: number; bytes: number } {
+    if (this.tripBytes?.seq !== seq) this.tripBytes = { seq, bytes: this.store.tripSampleBytes(seq) };
+    return this.tripBytes;
+  }
+
+  /**
+   * A drive that would grow one upload past `maxTripBytes` (hours of 50 Hz IMU readings) would be refused by
+   * the ingest endpoint's body limit (413, a permanent failure) and, past the buffer's size, could not be
+   * recorded at all: the open trip ends at its newest sample (`size`) and the drive goes on in a new trip that
+   * starts with this sample. Only a sample that moves time forward cuts, so the two trips do not overlap.
+   */
+  private splitIfTooLarge(next: RecorderState, sample: Sample, bytes: number, events: RecorderEvent[]): void {
+    const seq = next.openTripSeq;
+    if (seq === null || next.newestT === null || sample.t <= next.newestT) return;
+    const tripBytes = this.openTripBytes(seq).bytes;
+    if (tripBytes === 0 || tripBytes + bytes <= this.config.maxTripBytes) return;
+    this.closeTrip(next, next.newestT, 'size', events);
+    next.detector = { ...next.detector, tripStartMs: sample.t };
+    this.openTrip(next, sample.t, events, sample.t);
   }
 
   /**

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EdgeSdk, EdgeSdkConfigError, type EdgeSdkEvent, type EdgeSdkOptions } from '../src/index.ts';
-import { drive } from './drive.ts';
+import { drive, ManualClock } from './drive.ts';
 import { FakeIngestServer } from './fake-ingest-server.ts';
 
 const T0 = Date.UTC(2025, 5, 3, 6);
@@ -192,6 +192,38 @@ describe('delivery', () => {
     const [big] = recordTrips(again.sdk, 1, T0 + 86_400_000);
     await again.sdk.flush({ timeoutMs: 10_000 });
     expect(again.sdk.trip(big!)).toMatchObject({ state: 'failed', httpStatus: 413 });
+  });
+
+  it('cuts a drive that would pass the body limit into consecutive trips, each delivered whole', async () => {
+    await server.close();
+    server = await FakeIngestServer.start({ maxBodyBytes: 300_000 });
+    const clock = new ManualClock(T0);
+    const { sdk, events } = openSdk({ clock, maxTripBytes: 200_000 });
+    // Ten minutes at 40 km/h with 10 Hz accelerometer readings, one second per call: about 500 kB of samples,
+    // more than the server takes in one upload. Without a cut the trip is refused (413) and fails for good.
+    const samples = drive({ startMs: T0, legs: [{ stop: 10 }, { move: 600, speedKmh: 40 }], accelHz: 10 });
+    for (let t = T0; t <= samples.at(-1)!.t; t += 1000) {
+      sdk.recordMany(samples.filter((s) => s.t >= t && s.t < t + 1000));
+      clock.advance(1000);
+    }
+    sdk.endTrip();
+    const result = await sdk.flush({ timeoutMs: 10_000 });
+
+    expect(result).toMatchObject({ done: true, counts: { failed: 0, recording: 0 } });
+    expect(server.requests.map((r) => r.status)).not.toContain(413);
+    const ended = events.filter((e) => e.type === 'tripEnded');
+    expect(ended.map((e) => e.reason)).toEqual(['size', 'size', 'host']);
+    const stored = server.storedTrips().map((trip) => trip.batch.samples);
+    expect(stored).toHaveLength(3);
+    for (const part of stored) expect(JSON.stringify(part).length).toBeLessThan(210_000);
+    // The parts follow each other: every sample of the drive arrives once, none falls between two trips.
+    const keyOf = (s: { type: string; t: number }) => `${s.type}@${s.t}`;
+    const delivered = stored.flat().map(keyOf);
+    expect(new Set(delivered).size).toBe(delivered.length);
+    expect(delivered.sort()).toEqual(samples.map(keyOf).sort());
+    for (let i = 1; i < stored.length; i++) {
+      expect(stored[i]![0]!.t).toBeGreaterThan(stored[i - 1]!.at(-1)!.t);
+    }
   });
 
   it('does not take a captive portal page (200 HTML) for an acknowledgement', async () => {
