@@ -16,7 +16,12 @@ import { BufferStore, type BufferStoreOptions, type Durability, type TripRow, ty
 import { type Clock, MAX_TIMER_MS, systemClock } from './clock.ts';
 import { Emitter } from './emitter.ts';
 import { CorruptStorageError, EdgeSdkConfigError, EdgeSdkStateError } from './errors.ts';
-import { type FetchLike, IngestClient, type ServerTripStatus } from './ingest-client.ts';
+import {
+  DEFAULT_MIN_UPLOAD_BYTES_PER_S,
+  type FetchLike,
+  IngestClient,
+  type ServerTripStatus,
+} from './ingest-client.ts';
 import { Recorder, type RecorderEvent, type TripIdentity, type WhenFull } from './recorder.ts';
 import { DEFAULT_TRIP_RULES, TRIP_EDGE_MARGIN_MS, type TripRules } from './trip-rules.ts';
 import { type TripStatus, toTripStatus } from './trip-status.ts';
@@ -73,8 +78,10 @@ export interface EdgeSdkOptions {
   keepSentTrips?: number;
   /** Upload retry timing; default 1 s doubling to 5 min, full jitter, unlimited attempts. */
   retry?: Partial<RetryPolicy>;
-  /** Per-request timeout. Default 30 s. */
+  /** Per-request timeout; an upload gets more, for sending its bytes at `minUploadBytesPerS`. Default 30 s. */
   requestTimeoutMs?: number;
+  /** The slowest link an upload is given time for (see requestTimeoutMs). Default 8 KiB/s (2G/EDGE). */
+  minUploadBytesPerS?: number;
   /** How often the silence check runs (ends a trip when nothing arrives). Default 15 s. */
   silenceCheckIntervalMs?: number;
   /** Replaces global fetch (tests, custom agents, proxies). */
@@ -171,6 +178,11 @@ export class EdgeSdk {
             endpoint: options.endpoint,
             ingestKey: options.ingestKey,
             requestTimeoutMs: timerMs('requestTimeoutMs', options.requestTimeoutMs ?? 30_000),
+            minUploadBytesPerS: positive(
+              'minUploadBytesPerS',
+              options.minUploadBytesPerS ?? DEFAULT_MIN_UPLOAD_BYTES_PER_S,
+              false,
+            ),
             ...(options.fetch ? { fetch: options.fetch } : {}),
             userAgent: `svc-edge-sdk/${EDGE_SDK_VERSION} (node ${process.version})`,
           })

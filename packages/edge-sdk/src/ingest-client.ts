@@ -24,11 +24,23 @@ export interface IngestClientOptions {
   endpoint: string;
   ingestKey: string;
   requestTimeoutMs: number;
+  /**
+   * The slowest upload rate a trip's upload is given time for, on top of `requestTimeoutMs`: a trip of several
+   * MB on a weak link must not time out on every attempt (trips go oldest first, so it would hold back every
+   * later one). Default 8 KiB/s, a poor 2G/EDGE link.
+   */
+  minUploadBytesPerS?: number;
   fetch?: FetchLike;
   userAgent: string;
 }
 
 const TRIPS_PATH = '/ingest/v1/trips';
+
+/** See IngestClientOptions.minUploadBytesPerS. */
+export const DEFAULT_MIN_UPLOAD_BYTES_PER_S = 8 * 1024;
+
+/** The longest a Node timer holds (2^31 - 1 ms). */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
 export class IngestClient {
   private readonly tripsUrl: string;
@@ -44,6 +56,7 @@ export class IngestClient {
 
   /** POSTs one gzipped TelemetryBatch and classifies the answer; never throws for network trouble. */
   async uploadTrip(clientTripId: string, gzippedJson: Uint8Array, signal?: AbortSignal): Promise<UploadOutcome> {
+    const timeoutMs = this.uploadTimeoutMs(gzippedJson.byteLength);
     let response: Response;
     let text: string;
     try {
@@ -59,11 +72,11 @@ export class IngestClient {
         body: gzippedJson,
         // A redirect would turn the POST into a GET: an endpoint that redirects is misconfigured.
         redirect: 'manual',
-        signal: this.signal(signal),
+        signal: this.signal(signal, timeoutMs),
       });
       text = await response.text();
     } catch (error) {
-      return { kind: 'transient', httpStatus: null, reason: networkReason(error, this.options.requestTimeoutMs) };
+      return { kind: 'transient', httpStatus: null, reason: networkReason(error, timeoutMs) };
     }
     const status = response.status;
     const body = parseJson(text);
@@ -111,8 +124,14 @@ export class IngestClient {
     return result;
   }
 
-  private signal(outer?: AbortSignal): AbortSignal {
-    const timeout = AbortSignal.timeout(this.options.requestTimeoutMs);
+  /** The time an upload of this many bytes is given: the request timeout plus its sending at the slowest rate. */
+  uploadTimeoutMs(bytes: number): number {
+    const rate = this.options.minUploadBytesPerS ?? DEFAULT_MIN_UPLOAD_BYTES_PER_S;
+    return Math.min(MAX_TIMEOUT_MS, this.options.requestTimeoutMs + Math.ceil((bytes / rate) * 1000));
+  }
+
+  private signal(outer?: AbortSignal, timeoutMs = this.options.requestTimeoutMs): AbortSignal {
+    const timeout = AbortSignal.timeout(timeoutMs);
     return outer ? AbortSignal.any([outer, timeout]) : timeout;
   }
 }

@@ -237,7 +237,7 @@ describe('delivery', () => {
 
   it('times out a hanging request, retries, and the trip is still stored once', async () => {
     server.faults.push({ delayMs: 1500 });
-    const { sdk, events } = openSdk({ requestTimeoutMs: 300 });
+    const { sdk, events } = openSdk({ requestTimeoutMs: 300, minUploadBytesPerS: Number.POSITIVE_INFINITY });
     const [tripId] = recordTrips(sdk, 1);
     await sdk.flush({ timeoutMs: 10_000 });
     expect(events.find((e) => e.type === 'uploadRetry')).toMatchObject({ reason: 'no answer within 300 ms' });
@@ -245,6 +245,33 @@ describe('delivery', () => {
     // The slow first request finishes on the server after the retry: still one trip.
     await waitFor(() => server.requests.length === 2 && server.requests.every((r) => r.status !== 0));
     expect(server.trips.size).toBe(1);
+  });
+
+  it('gives an upload time to send its bytes over a slow link instead of timing it out on every attempt', async () => {
+    // A link of 1 KB/s: the trip's upload takes over a second, several times the request timeout.
+    server.uplinkBytesPerS = 1_000;
+    const { sdk, events } = openSdk({ requestTimeoutMs: 300, minUploadBytesPerS: 500 });
+    const [tripId] = recordTrips(sdk, 1);
+    await sdk.flush({ timeoutMs: 20_000 });
+    expect(server.requests[0]!.bodyBytes / server.uplinkBytesPerS).toBeGreaterThan(1);
+    expect(events.filter((e) => e.type === 'uploadRetry')).toEqual([]);
+    expect(sdk.trip(tripId!)).toMatchObject({ state: 'sent', attempts: 1 });
+    expect(server.trips.size).toBe(1);
+  });
+
+  it('still times out an upload that takes longer than its size allows at the slowest rate', async () => {
+    server.uplinkBytesPerS = 500;
+    const { sdk, events } = openSdk({
+      requestTimeoutMs: 200,
+      minUploadBytesPerS: 20_000,
+      retry: { baseDelayMs: 5, maxDelayMs: 20, maxAttempts: 2 },
+    });
+    const [tripId] = recordTrips(sdk, 1);
+    await sdk.flush({ timeoutMs: 20_000 });
+    const retry = events.find((e) => e.type === 'uploadRetry') as { reason: string } | undefined;
+    const bytes = server.requests[0]!.bodyBytes;
+    expect(retry?.reason).toBe(`no answer within ${200 + Math.ceil((bytes / 20_000) * 1000)} ms`);
+    expect(sdk.trip(tripId!)).toMatchObject({ state: 'failed', attempts: 2 });
   });
 
   it('gives up after maxAttempts when configured, with the last error as the reason', async () => {

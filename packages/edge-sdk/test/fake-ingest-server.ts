@@ -60,6 +60,8 @@ export class FakeIngestServer {
   down = false;
   /** Every POST gets this delay (a slow uplink), after any scripted fault. */
   delayMs = 0;
+  /** When set, a POST is answered only after its body would have taken this long to arrive at this rate. */
+  uplinkBytesPerS: number | undefined;
   /** Called when a trip upload arrives, before anything else happens to it. */
   onPost: ((record: RequestRecord) => void) | undefined;
   /** Called when a trip was stored, before the answer is written. */
@@ -188,6 +190,7 @@ export class FakeIngestServer {
       return send(413, { ok: false, error: `body larger than ${this.options.maxBodyBytes} bytes` });
     }
     record.bodyBytes = raw.length;
+    if (this.uplinkBytesPerS !== undefined) await sleep((raw.length / this.uplinkBytesPerS) * 1000);
     if (record.contentEncoding === 'gzip') {
       try {
         raw = gunzipSync(raw, { maxOutputLength: this.options.maxBodyBytes });
