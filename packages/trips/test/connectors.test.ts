@@ -416,6 +416,40 @@ describe.each(testDialects())('file connectors on $label', (dialect) => {
       ]);
     });
 
+    it('reads UTF-16 text with a byte order mark, as Excel saves "Unicode Text" (tab separated, decimal commas)', async () => {
+      const file = path.join(dir, 'excel-unicode.txt');
+      const rows = Array.from({ length: 30 }, (_, i) => `43,73\t${lonAt(i).replace('.', ',')}\t${iso(60_000 + i)}`);
+      writeFileSync(file, Buffer.from(`\uFEFFLatitude\tLongitude\tTime\r\n${rows.join('\r\n')}\r\n`, 'utf16le'));
+      const s = await importFile(database.db, file, options);
+      expect(s).toMatchObject({ format: 'csv', imported: 1, rejected: [] });
+      const upload = await database.db
+        .selectFrom('trip_uploads')
+        .select(['first_sample_ms', 'sample_count'])
+        .where('trip_id', '=', s.tripIds[0]!)
+        .executeTakeFirstOrThrow();
+      expect({ ...upload, first_sample_ms: Number(upload.first_sample_ms) }).toEqual({
+        first_sample_ms: T0 + 60_000_000,
+        sample_count: 30,
+      });
+    });
+
+    it('refuses a binary file as not text, without echoing its bytes into the terminal', async () => {
+      const binary = Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 37) % 256));
+      // A workbook saved under a .csv name is a ZIP archive.
+      const workbook = Buffer.concat([Buffer.from('PK\x03\x04\x14\x00\x06\x00', 'latin1'), binary]);
+      const binaryData = 'not a text file: it holds binary data (or UTF-16 text without a byte order mark)';
+      for (const [name, bytes, reason] of [
+        ['photo.csv', binary, binaryData],
+        ['photo.geojson', binary, binaryData],
+        ['photo.ndjson.gz', gzipSync(binary), binaryData],
+        ['fleet.csv', workbook, 'not a text file but a ZIP archive (a spreadsheet workbook?): export it as CSV'],
+      ] as const) {
+        writeFileSync(path.join(dir, name), bytes);
+        const { contents } = await readImportFile(path.join(dir, name));
+        expect(contents, name).toEqual({ trips: [], rejected: [{ location: 'file', reason }] });
+      }
+    });
+
     it('reports an unknown format, a missing file and a vehicle of another fleet as rejections', async () => {
       expect((await importFile(database.db, path.join(dir, 'notes.docx'), options)).rejected[0]!.reason).toContain(
         'unknown format',

@@ -111,9 +111,30 @@ export async function readImportFile(
   } catch (err) {
     return refuse(`cannot read it: ${describeReadError(err as NodeJS.ErrnoException)}`);
   }
-  const text = bytes.toString('utf8');
+  const text = textOf(bytes);
+  if (typeof text !== 'string') return refuse(text.notText);
   const read = { gpx: readGpx, csv: readCsv, geojson: readGeoJson, ndjson: readNdjson }[format];
   return { format, contents: splitDrives(read(text)) };
+}
+
+/** How far into a file binary data is looked for: as git and diff do, a NUL byte in the first 8 KB. */
+const TEXT_PROBE_BYTES = 8000;
+
+/**
+ * The text of a file: UTF-8 (each reader drops a byte order mark), or UTF-16 when it starts with one, as
+ * Excel's "Unicode Text" and Windows PowerShell's `>` write it. A file with a NUL byte among its first 8 KB
+ * in neither is not text (a spreadsheet workbook, a ZIP, an image): its bytes read as UTF-8 put control
+ * characters in the readers' messages (a CSV header's "found: ...", JSON's "Unexpected token"), which the
+ * terminal then interprets, so it is refused as what it is.
+ */
+function textOf(bytes: Buffer): string | { notText: string } {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder('utf-16le').decode(bytes);
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder('utf-16be').decode(bytes);
+  if (!bytes.subarray(0, TEXT_PROBE_BYTES).includes(0)) return bytes.toString('utf8');
+  if (bytes.subarray(0, 4).equals(Buffer.from('PK\x03\x04', 'latin1'))) {
+    return { notText: 'not a text file but a ZIP archive (a spreadsheet workbook?): export it as CSV' };
+  }
+  return { notText: 'not a text file: it holds binary data (or UTF-16 text without a byte order mark)' };
 }
 
 /** Why a file could not be read, in words, with the system's code for a search. */
