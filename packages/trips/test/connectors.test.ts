@@ -273,6 +273,52 @@ describe.each(testDialects())('file connectors on $label', (dialect) => {
       expect(Number(upload.first_sample_ms)).toBe(Date.parse(times[0]!));
     });
 
+    it('leaves out the waypoints and routes of a GPX converted by togeojson, listing them, instead of storing a waypoint as a trip', async () => {
+      const line = timedLine(110_000);
+      const track = {
+        ...line,
+        properties: { _gpxType: 'trk', name: 'Delivery', coordinateProperties: { times: line.properties.coordTimes } },
+      };
+      const depot = {
+        type: 'Feature',
+        geometry: { type: 'Point', coordinates: [7.41, 43.72, 30] },
+        properties: { name: 'Depot', time: iso(109_000), sym: 'Flag, Blue' },
+      };
+      const customer = { type: 'Feature', geometry: { type: 'Point', coordinates: [7.43, 43.74] }, properties: {} };
+      const route = {
+        type: 'Feature',
+        geometry: {
+          type: 'LineString',
+          coordinates: [
+            [7.41, 43.72],
+            [7.43, 43.74],
+          ],
+        },
+        properties: { _gpxType: 'rte', name: 'Planned' },
+      };
+      const file = path.join(dir, 'garmin-converted.geojson');
+      writeFileSync(file, JSON.stringify({ type: 'FeatureCollection', features: [track, route, depot, customer] }));
+      const skipped = [
+        { location: 'features[1] "Planned"', reason: 'a planned route (_gpxType "rte"), not a recorded track' },
+        {
+          location: 'features[2] "Depot"',
+          reason: 'a waypoint of the GPX the file was converted from, not a fix of a trip',
+        },
+        { location: 'features[3]', reason: 'a waypoint of the GPX the file was converted from, not a fix of a trip' },
+      ];
+      const s = await importFile(database.db, file, options);
+      expect(s).toMatchObject({ trips: 1, imported: 1, duplicates: 0, rejected: [], skipped });
+      expect(await importFile(database.db, file, options)).toMatchObject({ imported: 0, duplicates: 1, skipped });
+
+      const plansOnly = path.join(dir, 'plans.geojson');
+      writeFileSync(plansOnly, JSON.stringify({ type: 'FeatureCollection', features: [route, depot] }));
+      expect(await importFile(database.db, plansOnly, options)).toMatchObject({
+        imported: 0,
+        rejected: [{ location: 'file', reason: 'the file has waypoints or planned routes but no recorded track' }],
+        skipped: skipped.slice(0, 2).map((x, i) => ({ ...x, location: x.location.replace(/\d/, String(i)) })),
+      });
+    });
+
     it('reads a GeoJSON file that starts with a UTF-8 byte order mark, as CSV and NDJSON files', async () => {
       const file = path.join(dir, 'bom.geojson');
       writeFileSync(file, `\uFEFF${JSON.stringify({ type: 'FeatureCollection', features: [timedLine(40_000)] })}`);

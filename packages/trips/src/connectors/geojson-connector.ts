@@ -1,6 +1,6 @@
 import { parseTime } from '@svc/roads';
 import type { GpsSample } from '@svc/scoring';
-import { type FileContents, gpsSample } from './file-trip.ts';
+import { type FileContents, type FileRejection, gpsSample } from './file-trip.ts';
 import { isSampleJson, readSampleJson } from './json-samples-connector.ts';
 
 type Json = Record<string, unknown>;
@@ -25,11 +25,13 @@ function timesOf(props: Json, feature: Json): unknown[] | undefined {
 /**
  * GeoJSON: a LineString (or MultiLineString) feature with per-point times (`properties.coordTimes`,
  * `times` or `properties.coordinateProperties.times`) is one trip; Point features with a `time` property form
- * trips grouped by `properties.tripId` (one trip when absent). Positions' third value is the altitude.
- * Locations in messages are `features[i]`.
+ * trips grouped by `properties.tripId` (one trip when absent), except in a GPX converted by togeojson (lines marked
+ * `_gpxType`): there Points are the GPX's waypoints and `_gpxType: "rte"` lines its planned routes, left out and
+ * listed as skipped. Positions' third value is the altitude. Locations in messages are `features[i]`.
  */
 export function readGeoJson(text: string): FileContents {
-  const out: FileContents = { trips: [], rejected: [] };
+  const skipped: FileRejection[] = [];
+  const out: FileContents = { trips: [], rejected: [], skipped };
   let doc: unknown;
   try {
     // Windows tools often start UTF-8 files with a byte order mark, which JSON.parse refuses.
@@ -56,6 +58,12 @@ export function readGeoJson(text: string): FileContents {
     });
     return out;
   }
+  // A GPX converted by togeojson marks each line it made `_gpxType: "trk"` (a track) or `"rte"` (a planned route,
+  // without times), and makes its waypoints (<wpt>: a depot, a customer, with the time it was saved) Point
+  // features: never a track's points. The GPX reader leaves routes and waypoints out; here a timed waypoint was
+  // read as a fix and stored as a trip of one fix. So in such a file they are left out, listed as skipped.
+  const gpxType = (f: unknown) => (isObject(f) && isObject(f.properties) ? f.properties._gpxType : undefined);
+  const fromGpx = features.some((f) => gpxType(f) === 'trk' || gpxType(f) === 'rte');
   const pointTrips = new Map<string, { samples: GpsSample[]; where: string[]; error?: string }>();
   features.forEach((f, fi) => {
     const where = `features[${fi}]`;
@@ -65,6 +73,17 @@ export function readGeoJson(text: string): FileContents {
     }
     const props = isObject(f.properties) ? f.properties : {};
     const g = f.geometry;
+    if (fromGpx && (g.type === 'Point' || gpxType(f) === 'rte')) {
+      const named = typeof props.name === 'string' && props.name.trim() !== '' ? ` "${props.name.trim()}"` : '';
+      skipped.push({
+        location: `${where}${named}`,
+        reason:
+          g.type === 'Point'
+            ? 'a waypoint of the GPX the file was converted from, not a fix of a trip'
+            : 'a planned route (_gpxType "rte"), not a recorded track',
+      });
+      return;
+    }
     if (g.type === 'Point') {
       const key = typeof props.tripId === 'string' || typeof props.tripId === 'number' ? String(props.tripId) : '';
       let trip = pointTrips.get(key);
@@ -129,6 +148,9 @@ export function readGeoJson(text: string): FileContents {
     const label = key ? `points of trip "${key}"` : 'point features';
     if (trip.error) out.rejected.push({ location: label, reason: trip.error });
     else out.trips.push({ label, samples: trip.samples, meta: {}, locate: (i) => trip.where[i] ?? '?' });
+  }
+  if (out.trips.length === 0 && out.rejected.length === 0) {
+    out.rejected.push({ location: 'file', reason: 'the file has waypoints or planned routes but no recorded track' });
   }
   return out;
 }

@@ -19,7 +19,8 @@ const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
  */
 export function splitDrives(contents: FileContents): FileContents & { skipped: FileRejection[] } {
   const trips: FileTrip[] = [];
-  const skipped: FileRejection[] = [];
+  // What the reader left out (a GeoJSON file's waypoints), then the movements between drives.
+  const skipped: FileRejection[] = [...(contents.skipped ?? [])];
   for (const trip of contents.trips) {
     let segments: ReturnType<typeof segmentTrips>;
     try {
