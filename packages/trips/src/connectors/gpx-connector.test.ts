@@ -28,6 +28,16 @@ describe('readGpx', () => {
     }
   });
 
+  it('reads the name and times of a track written in CDATA sections', () => {
+    const cdata = (i: number) =>
+      `<trkpt lat="43.7${i}" lon="7.42"><time><![CDATA[2026-11-03T10:00:0${i}Z]]></time></trkpt>`;
+    const text = gpx([cdata(0), cdata(1), cdata(2)]).replace('<trk>', '<trk><name><![CDATA[Depot & back]]></name>');
+    const { trips, rejected } = readGpx(text);
+    expect(rejected).toEqual([]);
+    expect(trips.map((t) => t.label)).toEqual(['track 1 "Depot & back" (lines 4-6)']);
+    expect(trips[0]!.samples.map((s) => s.t)).toEqual([0, 1, 2].map((i) => Date.UTC(2026, 10, 3, 10, 0, i)));
+  });
+
   it('reads a track with all its coordinates', () => {
     const { trips, rejected } = readGpx(gpx([point(0), point(1), point(2)]));
     expect(rejected).toEqual([]);

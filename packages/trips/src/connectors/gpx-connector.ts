@@ -52,9 +52,12 @@ export function readGpx(text: string): FileContents {
       textBuf = '';
     }
   });
-  parser.on('text', (t) => {
+  const onText = (t: string) => {
     if (field) textBuf += t;
-  });
+  };
+  parser.on('text', onText);
+  // Some exporters wrap names, and even times, in CDATA sections: their text is the element's text.
+  parser.on('cdata', onText);
   parser.on('closetag', (tag) => {
     const name = tag.name.replace(/^.*:/, '');
     const t = track as typeof track;
