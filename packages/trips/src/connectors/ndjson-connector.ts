@@ -9,13 +9,21 @@ import { type FileContents, TRIP_META_KEYS } from './file-trip.ts';
  */
 export function readNdjson(text: string): FileContents {
   const out: FileContents = { trips: [], rejected: [] };
-  type Draft = { first: number; samples: Sample[]; lines: number[]; meta: Partial<TelemetryMeta>; error?: string };
+  type Draft = {
+    first: number;
+    /** The trip's last line, also when it is an unreadable one (a line cut short at the end of the file). */
+    last: number;
+    samples: Sample[];
+    lines: number[];
+    meta: Partial<TelemetryMeta>;
+    error?: string;
+  };
   let current: Draft | null = null;
   const finish = () => {
     if (!current) return;
     const d: Draft = current;
     current = null;
-    const label = `lines ${d.first}-${d.lines.at(-1) ?? d.first}`;
+    const label = `lines ${d.first}-${d.last}`;
     if (d.error) out.rejected.push({ location: label, reason: d.error });
     else if (d.samples.length === 0)
       out.rejected.push({ location: `line ${d.first}`, reason: 'a header with no samples after it' });
@@ -30,12 +38,14 @@ export function readNdjson(text: string): FileContents {
     try {
       value = JSON.parse(line);
     } catch (err) {
-      current ??= { first: lineNo, samples: [], lines: [], meta: {} };
+      current ??= { first: lineNo, last: lineNo, samples: [], lines: [], meta: {} };
+      current.last = lineNo;
       current.error ??= `line ${lineNo}: not valid JSON (${(err as Error).message})`;
       continue;
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      current ??= { first: lineNo, samples: [], lines: [], meta: {} };
+      current ??= { first: lineNo, last: lineNo, samples: [], lines: [], meta: {} };
+      current.last = lineNo;
       current.error ??= `line ${lineNo}: each line must be a JSON object`;
       continue;
     }
@@ -58,10 +68,11 @@ export function readNdjson(text: string): FileContents {
       const meta = Object.fromEntries(
         TRIP_META_KEYS.filter((k) => Object.hasOwn(record, k)).map((k) => [k, record[k]]),
       );
-      current = { first: lineNo, samples: [], lines: [], meta: meta as Partial<TelemetryMeta> };
+      current = { first: lineNo, last: lineNo, samples: [], lines: [], meta: meta as Partial<TelemetryMeta> };
       continue;
     }
-    current ??= { first: lineNo, samples: [], lines: [], meta: {} };
+    current ??= { first: lineNo, last: lineNo, samples: [], lines: [], meta: {} };
+    current.last = lineNo;
     current.samples.push(record as unknown as Sample);
     current.lines.push(lineNo);
   }
