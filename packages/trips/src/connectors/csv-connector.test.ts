@@ -21,6 +21,14 @@ describe('readCsv', () => {
     });
   });
 
+  it("takes the separator from Excel's `sep=` line before the header", () => {
+    const text = ['sep=;', 'lat;lon;time;speed_kmh', ...rows(3, (i) => `48,1${i};11,57;${iso(i)};36`), ''].join('\r\n');
+    const { trips, rejected } = readCsv(text);
+    expect(rejected).toEqual([]);
+    expect(trips.map((t) => t.label)).toEqual(['the file (lines 3-5)']);
+    expect(trips[0]!.samples[1]).toMatchObject({ lat: 48.11, lon: 11.57, speedMps: 10 });
+  });
+
   it('rejects a trip with a value that is not a number, naming the line and the column, and keeps the others', () => {
     const text = [
       'trip_id,lon,lat,time,speed,heading',

@@ -50,13 +50,22 @@ function splitLine(line: string, separator: string): string[] {
 export function readCsv(text: string): FileContents {
   const out: FileContents = { trips: [], rejected: [] };
   const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
-  const headerIndex = lines.findIndex((l) => l.trim() !== '');
+  let headerIndex = lines.findIndex((l) => l.trim() !== '');
+  // Excel's separator line (`sep=;`), which exports meant for Excel write before the header, names the separator.
+  const sepLine = headerIndex < 0 ? null : /^"?sep=(.)"?\s*$/i.exec(lines[headerIndex]!);
+  if (sepLine) headerIndex = lines.findIndex((l, i) => i > headerIndex && l.trim() !== '');
   if (headerIndex < 0) {
     out.rejected.push({ location: 'file', reason: 'the file is empty' });
     return out;
   }
   const header = lines[headerIndex]!;
-  const separator = header.includes('\t') ? '\t' : header.includes(';') && !header.includes(',') ? ';' : ',';
+  const separator = sepLine
+    ? sepLine[1]!
+    : header.includes('\t')
+      ? '\t'
+      : header.includes(';') && !header.includes(',')
+        ? ';'
+        : ',';
   const names = splitLine(header, separator).map((c) => c.toLowerCase().replace(/[\s-]+/g, '_'));
   const col = (kind: keyof typeof COLUMN_NAMES) =>
     names.findIndex((n) => (COLUMN_NAMES[kind] as readonly string[]).includes(n));
