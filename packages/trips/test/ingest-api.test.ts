@@ -1,11 +1,13 @@
+import { Readable } from 'node:stream';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { testDialects } from '@svc/platform/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildIngestApp } from '../src/ingest/build-ingest-app.ts';
 import { ScoringWorker } from '../src/ingest/scoring-worker.ts';
+import { deleteFleet } from '../src/store/fleet-deletion.ts';
 import { createFleet } from '../src/store/fleets.ts';
-import { createIngestKey } from '../src/store/ingest-keys.ts';
+import { createIngestKey, revokeIngestKey } from '../src/store/ingest-keys.ts';
 import { TRIPS_MIGRATION_TABLE, tripsMigrations } from '../src/store/migrations.ts';
 import { claimEnvironment, type TripsDatabase } from '../src/store/open-trips-database.ts';
 import { createVehicle } from '../src/store/vehicles.ts';
@@ -458,6 +460,58 @@ describe.each(testDialects())('ingest endpoint on $label', (dialect) => {
       const sandbox = await post(body, { ...headers, authorization: `Bearer ingest_sandbox_${'x'.repeat(43)}` });
       expect(sandbox.statusCode).toBe(403);
       expect(sandbox.json().error).toContain('sandbox ingest key');
+    });
+
+    /**
+     * A body that arrives in two parts, `between` running after the first (a device on a slow network: the key
+     * was checked when the request began, and the upload is still arriving).
+     */
+    const arrivingSlowly = (body: string, between: () => Promise<unknown>) =>
+      Readable.from(
+        (async function* () {
+          yield Buffer.from(body.slice(0, 100));
+          await between();
+          yield Buffer.from(body.slice(100));
+        })(),
+      );
+
+    it('refuses with 401 an upload whose key was revoked while it arrived, storing nothing', async () => {
+      const created = await createIngestKey(database.db, { environment: 'production', fleetId: 'fleet_acme' });
+      const body = JSON.stringify(gpsTrip({ startMs: Date.UTC(2026, 10, 7, 8), vehicle: 'AC-100' }));
+      const res = await app.inject({
+        method: 'POST',
+        url: '/ingest/v1/trips',
+        payload: arrivingSlowly(body, () => revokeIngestKey(database.db, created.key.keyId)),
+        headers: { ...auth(created.secret), 'content-type': 'application/json', 'idempotency-key': 'revoked-midway' },
+      });
+      expect(res.json()).toEqual({ ok: false, error: 'ingest key has been revoked' });
+      expect(res.statusCode).toBe(401);
+      const stored = await database.db
+        .selectFrom('trip_uploads')
+        .select('trip_id')
+        .where('idempotency_key', '=', 'revoked-midway')
+        .execute();
+      expect(stored).toEqual([]);
+    });
+
+    it("answers 401, not 500, to a device key's upload whose fleet was deleted while it arrived", async () => {
+      const db = database.db;
+      await createFleet(db, { name: 'Gone', fleetId: 'fleet_gone' });
+      await createVehicle(db, { fleetId: 'fleet_gone', plate: 'GO-100' });
+      const device = (await createIngestKey(db, { environment: 'production', fleetId: 'fleet_gone', plate: 'GO-100' }))
+        .secret;
+      const body = JSON.stringify(gpsTrip({ startMs: Date.UTC(2026, 10, 7, 9) }));
+      const res = await app.inject({
+        method: 'POST',
+        url: '/ingest/v1/trips',
+        payload: arrivingSlowly(body, () => deleteFleet(db, 'fleet_gone', { nowMs: Date.now() })),
+        headers: { ...auth(device), 'content-type': 'application/json', 'idempotency-key': 'fleet-gone-01' },
+      });
+      expect(res.json()).toEqual({ ok: false, error: 'unknown ingest key' });
+      expect(res.statusCode).toBe(401);
+      expect(
+        await db.selectFrom('trip_uploads').select('trip_id').where('fleet_id', '=', 'fleet_gone').execute(),
+      ).toEqual([]);
     });
   });
 });

@@ -1,5 +1,5 @@
-import { UniqueViolationError, withTransaction } from '@svc/platform';
-import { ForbiddenError, IdempotencyConflictError, InvalidInputError } from '../errors.ts';
+import { dialectOf, UniqueViolationError, withTransaction } from '@svc/platform';
+import { ForbiddenError, IdempotencyConflictError, InvalidInputError, UnauthenticatedError } from '../errors.ts';
 import { newTripId } from '../ids.ts';
 import { ensureDriver } from '../store/drivers.ts';
 import type { TripsDb } from '../store/open-trips-database.ts';
@@ -120,6 +120,7 @@ export async function acceptUpload(
 
   try {
     await withTransaction(db, async (trx) => {
+      if (sender.keyId !== null) await requireKeyInForce(trx, sender.keyId);
       if (driverId !== null) await ensureDriver(trx, sender.fleetId, driverId, nowMs);
       await trx.insertInto('trip_uploads').values(values).execute();
       if (upload.split) {
@@ -293,13 +294,36 @@ async function isSameTrip(
   }
 }
 
-/** The vehicle a device key is bound to: the only one it may send for. */
+/**
+ * The vehicle a device key is bound to: the only one it may send for. None when its fleet was deleted (with its
+ * keys) while the upload arrived: the key no longer exists, as its retry will be told.
+ */
 async function boundVehicle(db: TripsDb, vehicleId: string) {
-  return db
+  const vehicle = await db
     .selectFrom('vehicles')
     .select(['vehicle_id as vehicleId', 'plate'])
     .where('vehicle_id', '=', vehicleId)
-    .executeTakeFirstOrThrow();
+    .executeTakeFirst();
+  if (!vehicle) throw new UnauthenticatedError('unknown ingest key');
+  return vehicle;
+}
+
+/**
+ * Inside the upload's transaction: the ingest key still exists and is not revoked. The key was checked when the
+ * request began, but an upload may take minutes to arrive; a key revoked meanwhile (`ingest-keys revoke`, or
+ * `fleets delete`, which revokes the fleet's keys first so that no upload adds to it) must not store it. On
+ * PostgreSQL the key's row is locked for share until the commit, so a revocation waits for an upload it did not
+ * stop, and a fleet deletion then finds that upload's trip and deletes it too.
+ */
+async function requireKeyInForce(trx: TripsDb, keyId: string): Promise<void> {
+  const key = await trx
+    .selectFrom('ingest_keys')
+    .select('revoked_at_ms')
+    .where('key_id', '=', keyId)
+    .$if(dialectOf(trx) === 'postgres', (q) => q.forShare())
+    .executeTakeFirst();
+  if (!key) throw new UnauthenticatedError('unknown ingest key');
+  if (key.revoked_at_ms !== null) throw new UnauthenticatedError('ingest key has been revoked');
 }
 
 /** The vehicle of the sender's fleet an upload of a fleet key (or an import) names. */

@@ -363,6 +363,11 @@ function sendIngestError(
     return reply.code(err.statusCode).send({ ok: false, error: err.message });
   }
   if (err instanceof InvalidInputError) return reply.code(400).send({ ok: false, error: err.message });
+  // The key was revoked, or its fleet deleted, while the upload arrived (acceptUpload checks it again at the commit).
+  if (err instanceof UnauthenticatedError) {
+    reply.header('www-authenticate', 'Bearer realm="trips-ingest"');
+    return reply.code(401).send({ ok: false, error: err.message });
+  }
   if (err instanceof ForbiddenError) return reply.code(403).send({ ok: false, error: err.message });
   if (err instanceof IdempotencyConflictError) return reply.code(409).send({ ok: false, error: err.message });
   // A value the store cannot hold (PostgreSQL: too long, U+0000 in text, a number out of range) that got past the
