@@ -29,6 +29,21 @@ describe.skipIf(!existsSync(file))('the real Munich trace (../shared/data/traces
     expect(trip.dataQuality?.timeZone).toBe('Europe/Berlin');
   });
 
+  it("is not lengthened by a receiver's (0,0) fix at its end or its start", () => {
+    const plain = scoreTrip(samples);
+    const last = samples.at(-1)!;
+    const first = samples[0]!;
+    const ended = scoreTrip([...samples, { type: 'gps', t: last.t + 1000, lon: 0, lat: 0 }]);
+    const started = scoreTrip([{ type: 'gps', t: first.t - 1000, lon: 0, lat: 0 }, ...samples]);
+    for (const trip of [ended, started]) {
+      // Within one grid step of the trace without it (the trip lasts a second longer), not thousands of km.
+      expect(Math.abs(trip.distanceKm - plain.distanceKm)).toBeLessThan(0.05);
+      expect(Math.abs(trip.summary.maxSpeedKmh - plain.summary.maxSpeedKmh)).toBeLessThan(1);
+      expect(trip.dataQuality?.droppedFixes.spikes).toBe((plain.dataQuality?.droppedFixes.spikes ?? 0) + 1);
+      expect(trip.dataQuality?.positionJumps).toBe(plain.dataQuality?.positionJumps);
+    }
+  });
+
   it('marks what no road network and no phone or IMU data can give as unavailable', () => {
     const trip = scoreTrip(samples);
     expect(trip.mapMatched).toBe(false);

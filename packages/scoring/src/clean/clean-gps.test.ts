@@ -44,6 +44,41 @@ describe('cleanGps', () => {
     expect(clean.count).toBe(30);
   });
 
+  it("drops a lone fix at the trace's end or start (a receiver's 0,0) instead of driving to it", () => {
+    const track = straight(20, 15);
+    const nullIsland = (t: number): GpsSample => ({ type: 'gps', t, lon: 0, lat: 0, accuracyM: 5 });
+    for (const fixes of [
+      [...track, nullIsland(T0 + 20_000)],
+      [nullIsland(T0 - 1000), ...track],
+    ]) {
+      const clean = cleanGps(fixes);
+      expect(clean.count).toBe(20);
+      expect(clean.report).toMatchObject({ inputFixes: 21, keptFixes: 20, spikes: 1, jumps: 0 });
+      expect([...clean.lat].every((lat) => lat === 48.1)).toBe(true);
+      expect([...clean.breakBefore].every((b) => b === 0)).toBe(true);
+    }
+  });
+
+  it('drops a lone fix between two jumps and keeps one break where the track resumes', () => {
+    // Fixes 0-9 on the road, fix 10 far off, fixes 11-19 resume 3 km further on (a persistent jump).
+    const fixes = straight(20, 10, (i, s) =>
+      i === 10 ? { ...s, lat: s.lat + 0.2 } : i > 10 ? { ...s, lon: s.lon + 0.04 } : s,
+    );
+    const clean = cleanGps(fixes);
+    expect(clean.count).toBe(19);
+    expect(clean.report).toMatchObject({ spikes: 1, jumps: 1 });
+    expect([...clean.breakBefore].indexOf(1)).toBe(10);
+    expect(clean.tMs[10]).toBe(T0 + 11_000);
+  });
+
+  it('keeps a piece of two fixes or more after a jump at the end, with its break', () => {
+    const fixes = straight(20, 10, (i, s) => (i >= 18 ? { ...s, lon: s.lon + 0.05 } : s));
+    const clean = cleanGps(fixes);
+    expect(clean.count).toBe(20);
+    expect(clean.report).toMatchObject({ spikes: 0, jumps: 1 });
+    expect(clean.breakBefore[18]).toBe(1);
+  });
+
   it('keeps the most accurate of fixes sharing a timestamp, drops inaccurate ones, sorts', () => {
     const fixes = straight(10, 10);
     const duplicate = { ...fixes[3]!, accuracyM: 3, lat: 48.10001 };

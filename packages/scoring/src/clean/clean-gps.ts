@@ -126,6 +126,10 @@ export function cleanGps(samples: readonly Sample[]): CleanGps {
     report.jumps++;
     last = j;
   }
+  // A fix cut off from the track on both sides (a jump into it and one out of it, or the trace's end) is a spike
+  // that no next fix could contradict: a receiver's (0,0) or stale fix as the last of the trace, or as the first.
+  // Kept, the track would run to it and back (a (0,0) fix at a trip's end read as 4,000 km of driving).
+  dropLoneFixes(n, keep, breakBefore, report);
 
   let m = 0;
   for (let i = 0; i < n; i++) if (keep[i]) m++;
@@ -162,6 +166,43 @@ export function cleanGps(samples: readonly Sample[]): CleanGps {
   }
   report.keptFixes = m;
   return out;
+}
+
+/**
+ * Drops every kept fix that forms a piece of track on its own: a jump (or the trace's start) before it, and a jump
+ * (or the trace's end) after it. Such a fix is counted as a spike instead of a jump; a piece of two fixes or more
+ * is kept, with its jumps. A trace that is one fix long is left alone (it is too short to score either way).
+ */
+function dropLoneFixes(n: number, keep: Uint8Array, breakBefore: Uint8Array, report: GpsCleanReport): void {
+  const kept: number[] = [];
+  for (let i = 0; i < n; i++) if (keep[i]) kept.push(i);
+  if (kept.length < 2) return;
+  let dropped = false;
+  for (let k = 0; k < kept.length; k++) {
+    const cutBefore = k === 0 || breakBefore[kept[k]!] === 1;
+    const cutAfter = k === kept.length - 1 || breakBefore[kept[k + 1]!] === 1;
+    if (cutBefore && cutAfter) {
+      keep[kept[k]!] = 0;
+      report.spikes++;
+      dropped = true;
+    }
+  }
+  if (!dropped) return;
+  // The breaks between the fixes left: one wherever a jump lay between two of them; none before the first.
+  let jumpSince = false;
+  let first = true;
+  report.jumps = 0;
+  for (const i of kept) {
+    jumpSince ||= breakBefore[i] === 1;
+    breakBefore[i] = 0;
+    if (!keep[i]) continue;
+    if (jumpSince && !first) {
+      breakBefore[i] = 1;
+      report.jumps++;
+    }
+    jumpSince = false;
+    first = false;
+  }
 }
 
 /**
