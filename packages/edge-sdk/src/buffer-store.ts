@@ -152,6 +152,9 @@ export class BufferStore {
       } else if (version !== SCHEMA_VERSION) {
         throw new EdgeSdkStateError(`storage ${file} has schema ${version}; this SDK reads schema ${SCHEMA_VERSION}`);
       }
+      this.st = this.prepare();
+      // Reads every sample page: a page the disk damaged is found here, at open, as a corrupt file.
+      this.used = this.db.prepare('SELECT total(length(body)) FROM samples').pluck().get() as number;
     } catch (error) {
       this.db.close();
       if (error instanceof EdgeSdkStateError) throw error;
@@ -160,13 +163,11 @@ export class BufferStore {
         throw new EdgeSdkStateError(`storage ${file} is in use by another process (one SDK per storage file)`);
       }
       const code = (error as { code?: unknown }).code;
-      if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
+      if (code === 'SQLITE_NOTADB' || (typeof code === 'string' && code.startsWith('SQLITE_CORRUPT'))) {
         throw new CorruptStorageError(`storage ${file} is not a readable buffer: ${message}`);
       }
       throw new EdgeSdkStateError(`cannot open storage ${file}: ${message}`);
     }
-    this.st = this.prepare();
-    this.used = this.db.prepare('SELECT total(length(body)) FROM samples').pluck().get() as number;
   }
 
   private prepare() {

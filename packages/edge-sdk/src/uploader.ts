@@ -152,7 +152,20 @@ export class Uploader {
   private async send(trip: TripRow): Promise<void> {
     if (!this.store.markSending(trip.seq)) return;
     const attempt = trip.attempts + 1;
-    const body = await gzipAsync(Buffer.from(this.store.batchJson(trip.seq, this.metaOf(trip))));
+    let json: string;
+    try {
+      json = this.store.batchJson(trip.seq, this.metaOf(trip));
+    } catch (error) {
+      if (!isDamagedPage(error)) throw error;
+      // A page of this trip's samples was damaged on disk: reading it will fail every time, and the queue goes
+      // oldest first, so retrying it would hold back every trip after it for good. It fails; the rest go on.
+      this.options.onError(error);
+      const reason = `its samples cannot be read: the buffer file is damaged (${(error as Error).message})`;
+      this.store.markFailed(trip.seq, reason, null);
+      this.emit({ type: 'tripFailed', tripId: trip.id, reason, httpStatus: null });
+      return;
+    }
+    const body = await gzipAsync(Buffer.from(json));
     const outcome = await this.client.uploadTrip(trip.id, body, this.abort.signal);
     if (!this.store.isOpen) return;
 
@@ -225,4 +238,10 @@ export class Uploader {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
   }
+}
+
+/** SQLite's answer to reading a page that is not what it should be (`SQLITE_CORRUPT` and its extended codes). */
+function isDamagedPage(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_CORRUPT');
 }
