@@ -180,6 +180,7 @@ export class BufferStore {
       insertSample: db.prepare('INSERT INTO samples (trip_seq, t, type, body) VALUES (?, ?, ?, ?)'),
       pruneIdle: db.prepare('DELETE FROM samples WHERE trip_seq IS NULL AND t < ? RETURNING length(body)').pluck(),
       deleteIdle: db.prepare('DELETE FROM samples WHERE trip_seq IS NULL RETURNING length(body)').pluck(),
+      deleteAfter: db.prepare('DELETE FROM samples WHERE trip_seq IS ? AND t > ? RETURNING length(body)').pluck(),
       adoptIdle: db.prepare('UPDATE samples SET trip_seq = ? WHERE trip_seq IS NULL AND t >= ?'),
       releaseAfter: db.prepare('UPDATE samples SET trip_seq = NULL WHERE trip_seq = ? AND t > ?'),
       deleteBefore: db.prepare('DELETE FROM samples WHERE trip_seq = ? AND t < ? RETURNING length(body)').pluck(),
@@ -281,6 +282,16 @@ export class BufferStore {
     this.subtract(this.st.deleteIdle.all() as number[]);
   }
 
+  /**
+   * Deletes the samples dated after `afterT` of one trip, or of the idle pool (`tripSeq` null): samples found
+   * to carry bad time stamps. Returns how many went.
+   */
+  deleteSamplesAfter(tripSeq: number | null, afterT: number): number {
+    const lengths = this.st.deleteAfter.all(tripSeq, afterT) as number[];
+    this.subtract(lengths);
+    return lengths.length;
+  }
+
   /** Creates the trip row for a trip that just started, taking over the lead-in samples from `fromT` on. */
   startTrip(trip: {
     id: string;
@@ -352,6 +363,11 @@ export class BufferStore {
       prev = fix;
     }
     return distanceM;
+  }
+
+  /** Time of a trip's newest sample, or null when it holds none. */
+  tripLastT(seq: number): number | null {
+    return (this.st.tripSampleStats.get(seq) as { lastT: number | null }).lastT;
   }
 
   tripSampleCount(seq: number): number {

@@ -20,6 +20,44 @@ interface RecorderState {
   wallHighWaterMs: number | null;
   /** Wall-clock time of the last accepted call, for ending a trip after a silent restart. */
   lastReceivedWallMs: number | null;
+  /** The recording's time jumped far ahead a few samples ago (absent in buffers of older SDKs): see {@link TimeJump}. */
+  timeJump?: TimeJump | null;
+}
+
+/**
+ * Samples dated more than this after everything recorded before them are a jump of the recording's time. A
+ * jump this large has always ended the open trip (5 minutes without motion), so the samples after it are in
+ * trips of their own; and a sample dated less than this ahead costs at most this long of refused samples (the
+ * recording catches up with it) even when it is garbage.
+ */
+export const TIME_OUTLIER_MIN_AHEAD_MS = 3_600_000;
+/**
+ * At most this many samples after a jump can still be dropped as bad time stamps when the stream that jumped
+ * comes back to the time before it; more are a time line of their own (GPS time ahead of a wrong wall clock).
+ */
+export const MAX_TIME_OUTLIERS = 3;
+
+/**
+ * What the recorder knows of a jump of its time until more than {@link MAX_TIME_OUTLIERS} samples followed it:
+ * the ordering state before it, to return to when the jump turns out to be bad time stamps (a GPS receiver's
+ * fix dated a year ahead), and what was recorded since.
+ */
+interface TimeJump {
+  newestT: number | null;
+  lastT: Partial<Record<Sample['type'], number>>;
+  /** The samples accepted since the jump, the jump's own first. */
+  samples: Array<{ type: Sample['type']; t: number }>;
+  /** Trips opened since the jump: they hold samples accepted since it only. */
+  tripSeqs: number[];
+}
+
+/** What dropping a jump's samples as bad time stamps leaves: the outliers and the ordering state without them. */
+interface TimeOutliers {
+  returning: Sample;
+  outliers: Array<{ type: Sample['type']; t: number }>;
+  afterT: number;
+  newestT: number | null;
+  lastT: Partial<Record<Sample['type'], number>>;
 }
 
 const INITIAL_STATE: RecorderState = {
@@ -30,6 +68,7 @@ const INITIAL_STATE: RecorderState = {
   newestT: null,
   wallHighWaterMs: null,
   lastReceivedWallMs: null,
+  timeJump: null,
 };
 
 export type TripEndReason = 'stopped' | 'silence' | 'host' | 'clock_step' | 'size';
@@ -59,7 +98,9 @@ export type RecorderEvent =
       distanceM: number;
     }
   | { type: 'tripDiscarded'; tripId: string; startMs: number; endMs: number; reason: string }
-  | { type: 'tripEvicted'; tripId: string; reason: string };
+  | { type: 'tripEvicted'; tripId: string; reason: string }
+  /** Samples already recorded turned out to carry bad time stamps (dated far ahead) and were deleted. */
+  | { type: 'samplesDropped'; samples: Array<{ type: Sample['type']; t: number }>; reason: string };
 
 export interface RecorderConfig {
   rules: TripRules;
@@ -119,7 +160,8 @@ export class Recorder {
     try {
       this.store.transaction(() => {
         samples.forEach((sample, i) => {
-          this.checkOrder(next, sample, wallNow, indexed ? i : undefined, events);
+          this.checkOrder(next, samples, i, wallNow, indexed ? i : undefined, events);
+          this.followTimeJump(next, sample);
           const step = observeSample(next.detector, sample, this.config.rules);
           next.detector = step.state;
           if (step.ended && next.openTripSeq !== null) {
@@ -133,7 +175,11 @@ export class Recorder {
           if (next.openTripSeq !== null) this.openTripBytes(next.openTripSeq).bytes += body.length;
           next.lastT[sample.type] = sample.t;
           if (next.newestT === null || sample.t > next.newestT) next.newestT = sample.t;
-          if (next.openTripSeq === null) this.store.pruneIdle(next.newestT - this.config.leadInMs);
+          if (next.openTripSeq === null) {
+            // While a jump may still turn out to be bad time stamps, the lead-in from before it stays.
+            const horizonT = next.timeJump?.newestT ?? next.newestT;
+            this.store.pruneIdle(horizonT - this.config.leadInMs);
+          }
         });
         next.wallHighWaterMs = Math.max(next.wallHighWaterMs ?? wallNow, wallNow);
         next.lastReceivedWallMs = wallNow;
@@ -203,19 +249,20 @@ export class Recorder {
    * Each stream moves forward (phone events may share a millisecond), and no sample is older than the
    * newest one by more than `maxLatenessMs`. A sample that breaks this is refused, unless the wall clock
    * itself was stepped back at least as far: then the device's time changed under us, the open trip ends
-   * where it is and recording starts afresh, so that time stays monotonic within every trip.
+   * where it is and recording starts afresh, so that time stays monotonic within every trip. Or unless the
+   * samples it is behind are a few far ahead, and a stream among them comes back: they were bad time stamps
+   * and are dropped (see {@link Recorder.timeOutliers}).
    */
   private checkOrder(
     next: RecorderState,
-    sample: Sample,
+    batch: readonly Sample[],
+    at: number,
     wallNow: number,
     index: number | undefined,
     events: RecorderEvent[],
   ): void {
-    const last = next.lastT[sample.type];
-    const backwards = last !== undefined && (sample.type === 'phone' ? sample.t < last : sample.t <= last);
-    const tooLate = next.newestT !== null && sample.t < next.newestT - this.config.maxLatenessMs;
-    if (!backwards && !tooLate) return;
+    const sample = batch[at] as Sample;
+    if (orderFault(sample, next.lastT, next.newestT, this.config.maxLatenessMs) === null) return;
 
     const wallStepBackMs = (next.wallHighWaterMs ?? wallNow) - wallNow;
     const behindMs = (next.newestT ?? sample.t) - sample.t;
@@ -229,23 +276,137 @@ export class Recorder {
       next.lastT = {};
       next.newestT = null;
       next.wallHighWaterMs = wallNow;
+      next.timeJump = null;
       return;
     }
+
+    // The stream that jumped may come back later in the same batch (IMU readings first, then the fix): the
+    // batch is stored whole or not at all, so it may decide for the samples before it.
+    for (let j = at; next.timeJump && j < batch.length; j++) {
+      const found = this.timeOutliers(next, batch[j] as Sample);
+      if (found) {
+        this.dropTimeOutliers(next, found, events);
+        break;
+      }
+    }
+
+    const fault = orderFault(sample, next.lastT, next.newestT, this.config.maxLatenessMs);
+    if (fault === null) return;
     const where = index === undefined ? '' : `sample ${index}: `;
-    if (backwards) {
+    if (fault === 'time_backwards') {
+      const last = next.lastT[sample.type] as number;
       throw new SampleRejectedError(
         'time_backwards',
-        `${where}${sample.type} sample: t ${sample.t} (${iso(sample.t)}) is not after the previous ${sample.type} sample at ${last} (${iso(last as number)}): time went backwards`,
+        `${where}${sample.type} sample: t ${sample.t} (${iso(sample.t)}) is not after the previous ${sample.type} sample at ${last} (${iso(last)}): time went backwards`,
         't',
         index,
       );
     }
     throw new SampleRejectedError(
       'too_late',
-      `${where}${sample.type} sample: t ${sample.t} (${iso(sample.t)}) is ${Math.round(behindMs / 1000)} s older than the newest sample; samples may arrive at most ${this.config.maxLatenessMs / 1000} s late`,
+      `${where}${sample.type} sample: t ${sample.t} (${iso(sample.t)}) is ${Math.round(((next.newestT as number) - sample.t) / 1000)} s older than the newest sample; samples may arrive at most ${this.config.maxLatenessMs / 1000} s late`,
       't',
       index,
     );
+  }
+
+  /**
+   * Keeps track of a jump of the recording's time: a sample more than {@link TIME_OUTLIER_MIN_AHEAD_MS} after
+   * everything before it (or the first one recorded) starts one, and the jump is over (a time line of its own,
+   * kept for good) once more than {@link MAX_TIME_OUTLIERS} samples followed it.
+   */
+  private followTimeJump(next: RecorderState, sample: Sample): void {
+    const jump = next.timeJump;
+    if (jump) {
+      jump.samples.push({ type: sample.type, t: sample.t });
+      if (jump.samples.length > MAX_TIME_OUTLIERS) next.timeJump = null;
+    } else if (next.newestT === null || sample.t - next.newestT > TIME_OUTLIER_MIN_AHEAD_MS) {
+      next.timeJump = {
+        newestT: next.newestT,
+        lastT: { ...next.lastT },
+        samples: [{ type: sample.type, t: sample.t }],
+        tripSeqs: [],
+      };
+    }
+  }
+
+  /**
+   * Whether `sample`, refused as behind, shows that the last jump was bad time stamps: its own stream jumped
+   * with it and comes back, to the time line before the jump, at least {@link TIME_OUTLIER_MIN_AHEAD_MS} behind
+   * every sample it would drop. A stream never goes back by itself, so one of the two times is wrong, and
+   * it is the handful against the history. Other streams behind the jump prove nothing (a GPS receiver stamps
+   * GPS time while the IMU follows a wall clock that is behind) and stay refused, as does everything after a
+   * jump that more than a handful of samples followed (a time line, not outliers).
+   */
+  private timeOutliers(next: RecorderState, sample: Sample): TimeOutliers | null {
+    const jump = next.timeJump;
+    if (!jump) return null;
+    const afterT = sample.t + this.config.maxLatenessMs;
+    const outliers = jump.samples.filter((s) => s.t > afterT);
+    if (!outliers.some((s) => s.type === sample.type)) return null;
+    if (outliers.some((s) => s.t - sample.t < TIME_OUTLIER_MIN_AHEAD_MS)) return null;
+    const lastT = { ...jump.lastT };
+    let newestT = jump.newestT;
+    for (const s of jump.samples) {
+      if (s.t > afterT) continue;
+      lastT[s.type] = Math.max(lastT[s.type] ?? s.t, s.t);
+      newestT = Math.max(newestT ?? s.t, s.t);
+    }
+    if (orderFault(sample, lastT, newestT, this.config.maxLatenessMs) !== null) return null;
+    return { returning: sample, outliers, afterT, newestT, lastT };
+  }
+
+  /**
+   * Deletes the samples a jump brought (those after `afterT`, all recorded since the jump): from the idle pool,
+   * from the open trip and from trips opened since the jump that are not uploaded or in flight. A trip left
+   * without samples goes; the open trip, if any samples remain, ends at its newest (`clock_step`). The trip the
+   * jump ended stays as it ended. Ordering goes back to before the jump, the detector starts afresh.
+   */
+  private dropTimeOutliers(next: RecorderState, found: TimeOutliers, events: RecorderEvent[]): void {
+    const jump = next.timeJump as TimeJump;
+    const { returning, outliers, afterT } = found;
+    const aheadMs = Math.min(...outliers.map((s) => s.t)) - returning.t;
+    const reason = `bad time stamps: dated ${formatDuration(aheadMs)} or more after the ${returning.type} sample at ${iso(returning.t)} that came back to the time before them`;
+
+    this.store.deleteSamplesAfter(null, afterT);
+    // A finished trip that began after `afterT` holds dropped samples only (its lead-in reaches 30 s back, the
+    // samples kept end an hour before): it goes, unless it is already on its way to the server.
+    for (const seq of jump.tripSeqs) {
+      if (seq === next.openTripSeq) continue;
+      const trip = this.store.tripBySeq(seq);
+      if (!trip || trip.start_ms <= afterT || (trip.state !== 'pending' && trip.state !== 'failed')) continue;
+      this.store.discardTrip(seq);
+      events.push({
+        type: 'tripDiscarded',
+        tripId: trip.id,
+        startMs: trip.start_ms,
+        endMs: trip.end_ms ?? trip.start_ms,
+        reason,
+      });
+    }
+    const open = next.openTripSeq;
+    if (open !== null) {
+      this.store.deleteSamplesAfter(open, afterT);
+      const lastT = this.store.tripLastT(open);
+      const trip = this.store.tripBySeq(open);
+      if (lastT !== null) {
+        this.closeTrip(next, lastT, 'clock_step', events);
+      } else {
+        this.store.discardTrip(open);
+        next.openTripSeq = null;
+        next.openTripId = null;
+        if (trip) {
+          events.push({ type: 'tripDiscarded', tripId: trip.id, startMs: trip.start_ms, endMs: trip.start_ms, reason });
+        }
+      }
+    }
+    // The open trip's byte count is read from the store again when next needed.
+    this.tripBytes = undefined;
+    next.detector = IDLE_DETECTOR;
+    next.lastT = found.lastT;
+    next.newestT = found.newestT;
+    next.timeJump = null;
+    events.push({ type: 'samplesDropped', samples: outliers, reason });
   }
 
   private openTrip(
@@ -263,6 +424,7 @@ export class Recorder {
       ...identity,
     });
     next.openTripId = id;
+    next.timeJump?.tripSeqs.push(next.openTripSeq);
     events.push({ type: 'tripStarted', tripId: id, startMs });
   }
 
@@ -364,4 +526,23 @@ export class Recorder {
 
 function iso(t: number): string {
   return new Date(t).toISOString();
+}
+
+/** Why a sample cannot follow the samples recorded so far, or null when it can. */
+function orderFault(
+  sample: Sample,
+  lastT: Partial<Record<Sample['type'], number>>,
+  newestT: number | null,
+  maxLatenessMs: number,
+): 'time_backwards' | 'too_late' | null {
+  const last = lastT[sample.type];
+  if (last !== undefined && (sample.type === 'phone' ? sample.t < last : sample.t <= last)) return 'time_backwards';
+  if (newestT !== null && sample.t < newestT - maxLatenessMs) return 'too_late';
+  return null;
+}
+
+function formatDuration(ms: number): string {
+  if (ms >= 2 * 86_400_000) return `${Math.floor(ms / 86_400_000)} days`;
+  if (ms >= 2 * 3_600_000) return `${Math.floor(ms / 3_600_000)} h`;
+  return `${Math.floor(ms / 60_000)} min`;
 }

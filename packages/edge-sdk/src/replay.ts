@@ -75,7 +75,7 @@ export async function replayTraces(options: ReplayOptions): Promise<ReplayResult
     ...(options.deviceId ? { deviceId: options.deviceId } : {}),
   });
   const unsubscribe = (
-    ['tripStarted', 'tripEnded', 'tripDiscarded', 'tripSent', 'tripFailed', 'uploadRetry'] as const
+    ['tripStarted', 'tripEnded', 'tripDiscarded', 'samplesDropped', 'tripSent', 'tripFailed', 'uploadRetry'] as const
   ).map((type) => sdk.on(type, (event) => progress(describeEvent(event))));
 
   // A rerun on a kept buffer (say, after fixing the ingest key) gives the trips that failed another chance.
@@ -143,6 +143,8 @@ function describeEvent(event: EdgeSdkEvent): string {
       return `trip ${event.tripId} discarded: ${event.reason}`;
     case 'tripEvicted':
       return `trip ${event.tripId} evicted: ${event.reason}`;
+    case 'samplesDropped':
+      return `${event.samples.length} recorded sample(s) dropped: ${event.reason}`;
     case 'tripSent':
       return `trip ${event.tripId} delivered as ${event.serverTripId} (${event.serverStatus}, attempt ${event.attempts})`;
     case 'tripFailed':
