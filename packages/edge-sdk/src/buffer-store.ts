@@ -186,7 +186,7 @@ export class BufferStore {
       deleteBefore: db.prepare('DELETE FROM samples WHERE trip_seq = ? AND t < ? RETURNING length(body)').pluck(),
       deleteTripSamples: db.prepare('DELETE FROM samples WHERE trip_seq = ? RETURNING length(body)').pluck(),
       tripSampleStats: db.prepare(
-        'SELECT count(*) AS n, total(length(body)) AS bytes, max(t) AS lastT FROM samples WHERE trip_seq = ?',
+        'SELECT count(*) AS n, total(length(body)) AS bytes, min(t) AS firstT, max(t) AS lastT FROM samples WHERE trip_seq = ?',
       ),
       tripFixes: db.prepare("SELECT body FROM samples WHERE trip_seq = ? AND type = 'gps' ORDER BY t, seq").pluck(),
       tripMotion: db
@@ -374,9 +374,10 @@ export class BufferStore {
     return (this.st.tripSampleStats.get(seq) as { n: number }).n;
   }
 
-  /** Payload bytes of a trip's samples. */
-  tripSampleBytes(seq: number): number {
-    return (this.st.tripSampleStats.get(seq) as { bytes: number }).bytes;
+  /** Payload bytes of a trip's samples, and the time of its oldest sample (null when it holds none). */
+  tripSampleExtent(seq: number): { bytes: number; firstT: number | null } {
+    const { bytes, firstT } = this.st.tripSampleStats.get(seq) as { bytes: number; firstT: number | null };
+    return { bytes, firstT };
   }
 
   trip(id: string): TripRow | undefined {

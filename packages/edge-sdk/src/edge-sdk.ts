@@ -72,6 +72,11 @@ export interface EdgeSdkOptions {
    * drive is cut into consecutive trips (`endReason: 'size'`). Default 32 MiB.
    */
   maxTripBytes?: number;
+  /**
+   * Bound on the time one trip's samples span, below the ingest endpoint's 24 h: a longer drive (or a trip detector
+   * that never sees a stop) is cut into consecutive trips (`endReason: 'duration'`). Default 12 h, at most 23 h.
+   */
+  maxTripDurationMs?: number;
   /** Full buffer: `evict-oldest` (default) drops the oldest unsent finished trip; `reject-new` refuses samples. */
   whenFull?: WhenFull;
   /** Receipts of sent trips kept for the status API. Default 1000. */
@@ -153,6 +158,12 @@ export class EdgeSdk {
     const clockStepThresholdMs = positive('clockStepThresholdMs', options.clockStepThresholdMs ?? 2_000, false);
     this.maxBufferBytes = positive('maxBufferBytes', options.maxBufferBytes ?? 128 * 1024 * 1024, false);
     const maxTripBytes = positive('maxTripBytes', options.maxTripBytes ?? 32 * 1024 * 1024, false);
+    const maxTripDurationMs = positive('maxTripDurationMs', options.maxTripDurationMs ?? 12 * HOUR_MS, false);
+    if (maxTripDurationMs > 23 * HOUR_MS) {
+      throw new EdgeSdkConfigError(
+        `maxTripDurationMs must be at most 23 h (${23 * HOUR_MS} ms): the ingest endpoint refuses uploads spanning more than 24 h; got ${maxTripDurationMs}`,
+      );
+    }
     const whenFull = options.whenFull ?? 'evict-oldest';
     if (whenFull !== 'evict-oldest' && whenFull !== 'reject-new') {
       throw new EdgeSdkConfigError(`whenFull must be evict-oldest or reject-new, got ${JSON.stringify(whenFull)}`);
@@ -219,6 +230,7 @@ export class EdgeSdk {
           clockStepThresholdMs,
           maxBufferBytes: this.maxBufferBytes,
           maxTripBytes,
+          maxTripDurationMs,
           whenFull,
           clock,
           identity: () => ({ ...this.identity }),
@@ -490,6 +502,8 @@ function checkTripMetaOptions(options: EdgeSdkOptions): void {
     throw new EdgeSdkConfigError('phoneMonitored must be a boolean');
   }
 }
+
+const HOUR_MS = 3_600_000;
 
 function positive(name: string, value: number, zeroAllowed: boolean): number {
   if (typeof value !== 'number' || Number.isNaN(value) || value < 0 || (!zeroAllowed && value === 0)) {

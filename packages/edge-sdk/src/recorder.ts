@@ -71,7 +71,7 @@ const INITIAL_STATE: RecorderState = {
   timeJump: null,
 };
 
-export type TripEndReason = 'stopped' | 'silence' | 'host' | 'clock_step' | 'size';
+export type TripEndReason = 'stopped' | 'silence' | 'host' | 'clock_step' | 'size' | 'duration';
 export type WhenFull = 'evict-oldest' | 'reject-new';
 
 /** Identity attached to every trip at its start (vehicle and driver also while it records). */
@@ -112,6 +112,8 @@ export interface RecorderConfig {
   maxBufferBytes: number;
   /** An open trip whose samples would pass this many bytes ends there and the drive goes on in a new trip. */
   maxTripBytes: number;
+  /** An open trip whose samples would span more than this ends there and the drive goes on in a new trip. */
+  maxTripDurationMs: number;
   whenFull: WhenFull;
   clock: Clock;
   identity: () => TripIdentity;
@@ -128,7 +130,7 @@ export class Recorder {
   /** When this process opened the buffer: nothing has arrived since then until a call records. */
   private readonly openedMonoMs: number;
   /** Payload bytes of the open trip, counted as samples go in (read from the store when unknown). */
-  private tripBytes: { seq: number; bytes: number } | undefined;
+  private tripBytes: { seq: number; bytes: number; firstT: number | null } | undefined;
 
   constructor(
     private readonly store: BufferStore,
@@ -172,7 +174,11 @@ export class Recorder {
           this.splitIfTooLarge(next, sample, body.length, events);
           this.ensureRoom(body.length, events);
           this.store.insertSample(next.openTripSeq, sample, body);
-          if (next.openTripSeq !== null) this.openTripBytes(next.openTripSeq).bytes += body.length;
+          if (next.openTripSeq !== null) {
+            const extent = this.openTripBytes(next.openTripSeq);
+            extent.bytes += body.length;
+            extent.firstT = Math.min(extent.firstT ?? sample.t, sample.t);
+          }
           next.lastT[sample.type] = sample.t;
           if (next.newestT === null || sample.t > next.newestT) next.newestT = sample.t;
           if (next.openTripSeq === null) {
@@ -428,8 +434,8 @@ export class Recorder {
     events.push({ type: 'tripStarted', tripId: id, startMs });
   }
 
-  private openTripBytes(seq: number): { seq: number; bytes: number } {
-    if (this.tripBytes?.seq !== seq) this.tripBytes = { seq, bytes: this.store.tripSampleBytes(seq) };
+  private openTripBytes(seq: number): { seq: number; bytes: number; firstT: number | null } {
+    if (this.tripBytes?.seq !== seq) this.tripBytes = { seq, ...this.store.tripSampleExtent(seq) };
     return this.tripBytes;
   }
 
@@ -437,14 +443,20 @@ export class Recorder {
    * A drive that would grow one upload past `maxTripBytes` (hours of 50 Hz IMU readings) would be refused by
    * the ingest endpoint's body limit (413, a permanent failure) and, past the buffer's size, could not be
    * recorded at all: the open trip ends at its newest sample (`size`) and the drive goes on in a new trip that
-   * starts with this sample. Only a sample that moves time forward cuts, so the two trips do not overlap.
+   * starts with this sample. So does a drive whose samples would span more than `maxTripDurationMs`
+   * (`duration`): the endpoint refuses an upload whose positions span more than 24 h, and a trip that never
+   * stops (a detector kept awake by a parked receiver's jitter) must not be lost whole. Only a sample that
+   * moves time forward cuts, so the two trips do not overlap.
    */
   private splitIfTooLarge(next: RecorderState, sample: Sample, bytes: number, events: RecorderEvent[]): void {
     const seq = next.openTripSeq;
     if (seq === null || next.newestT === null || sample.t <= next.newestT) return;
-    const tripBytes = this.openTripBytes(seq).bytes;
-    if (tripBytes === 0 || tripBytes + bytes <= this.config.maxTripBytes) return;
-    this.closeTrip(next, next.newestT, 'size', events);
+    const extent = this.openTripBytes(seq);
+    if (extent.bytes === 0) return;
+    const tooLarge = extent.bytes + bytes > this.config.maxTripBytes;
+    const tooLong = extent.firstT !== null && sample.t - extent.firstT > this.config.maxTripDurationMs;
+    if (!tooLarge && !tooLong) return;
+    this.closeTrip(next, next.newestT, tooLarge ? 'size' : 'duration', events);
     next.detector = { ...next.detector, tripStartMs: sample.t };
     this.openTrip(next, sample.t, events, sample.t);
   }

@@ -226,6 +226,31 @@ describe('delivery', () => {
     }
   });
 
+  it('cuts a drive that never stops into consecutive trips spanning at most maxTripDurationMs, each delivered', async () => {
+    const clock = new ManualClock(T0);
+    const { sdk, events } = openSdk({ clock, maxTripDurationMs: 600_000 });
+    // 25 minutes without a stop: a trip limited to 10 minutes of samples is cut twice.
+    const samples = drive({ startMs: T0, legs: [{ stop: 10 }, { move: 1500, speedKmh: 40 }] });
+    for (let t = T0; t <= samples.at(-1)!.t; t += 1000) {
+      sdk.recordMany(samples.filter((s) => s.t >= t && s.t < t + 1000));
+      clock.advance(1000);
+    }
+    sdk.endTrip();
+    const result = await sdk.flush({ timeoutMs: 10_000 });
+
+    expect(result).toMatchObject({ done: true, counts: { failed: 0, recording: 0 } });
+    expect(events.filter((e) => e.type === 'tripEnded').map((e) => e.reason)).toEqual(['duration', 'duration', 'host']);
+    const stored = server.storedTrips().map((trip) => trip.batch.samples);
+    for (const part of stored) expect(part.at(-1)!.t - part[0]!.t).toBeLessThanOrEqual(600_000);
+    const keyOf = (s: { type: string; t: number }) => `${s.type}@${s.t}`;
+    const delivered = stored.flat().map(keyOf);
+    expect(new Set(delivered).size).toBe(delivered.length);
+    expect(delivered.sort()).toEqual(samples.map(keyOf).sort());
+    expect(() => openSdk({ storagePath: path.join(dir, 'other.db'), maxTripDurationMs: 24 * 3_600_000 })).toThrow(
+      /maxTripDurationMs must be at most 23 h/,
+    );
+  });
+
   it('does not take a captive portal page (200 HTML) for an acknowledgement', async () => {
     server.faults.push({ status: 200, body: '<html>Welcome to Hotel WiFi</html>', contentType: 'text/html' });
     const { sdk } = openSdk();
