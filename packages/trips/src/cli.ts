@@ -14,6 +14,7 @@ import {
 } from '@svc/platform';
 import { Command, Option } from 'commander';
 import { parseDays, parseExpiry, printRows } from './cli/output.ts';
+import { refuseStoreFile, type StoreFile } from './cli/store-files.ts';
 import { type TripsConfig, tripsConfigSpec } from './config.ts';
 import { ENVIRONMENTS, type Environment, parseEnvironment } from './environment.ts';
 import { createApiToken, listApiTokens, revokeApiToken } from './store/api-tokens.ts';
@@ -70,6 +71,20 @@ async function withDatabase<T>(env: string, work: (db: TripsDatabase, environmen
   } finally {
     await database.close();
   }
+}
+
+/**
+ * The SQLite files of both environments' stores, which no command writes its output over. Read from the
+ * settings that place them only, so that `roads build`, which uses no store, is not stopped by another one.
+ */
+async function storeFiles(): Promise<StoreFile[]> {
+  const { databaseOptionsFor } = await import('./service/database-location.ts');
+  const { dataDir, databaseUrl, sandboxDatabaseUrl } = tripsConfigSpec;
+  const cfg = loadConfig({ dataDir, databaseUrl, sandboxDatabaseUrl });
+  return ENVIRONMENTS.flatMap((environment) => {
+    const { sqliteFile } = databaseOptionsFor(cfg, environment);
+    return sqliteFile ? [{ environment, file: sqliteFile }] : [];
+  });
 }
 
 const err = (text: string) => process.stderr.write(`${text}\n`);
@@ -391,6 +406,7 @@ drivers
       const { exportDriverData } = await lazy.driverExport();
       const file = path.resolve(opts.out);
       const partial = path.join(path.dirname(file), `.${path.basename(file)}.partial-${process.pid}`);
+      refuseStoreFile(file, await storeFiles());
       if (!existsSync(path.dirname(file)))
         throw new Error(`folder ${path.dirname(file)} does not exist: create it first`);
       if (existsSync(file) && statSync(file).isDirectory()) {
@@ -814,6 +830,7 @@ program
   .addOption(envOption())
   .action((opts: { out: string; force?: boolean; env: string }) =>
     withDatabase(opts.env, async (db, environment) => {
+      refuseStoreFile(opts.out, await storeFiles());
       const r = await backupSqlite(db.db, opts.out, { overwrite: opts.force ?? false });
       process.stdout.write(
         `backed up the ${environment} store to ${r.file}: ${(r.bytes / 1e6).toFixed(1)} MB in ${(r.ms / 1000).toFixed(1)} s, integrity checked\n`,
@@ -925,6 +942,7 @@ roads
   .requiredOption('--out <file>', 'graph file to write (then set TRIPS_ROAD_GRAPH to it)')
   .action(async (opts: { osm?: string; synthetic?: boolean; seed: string; country?: string; out: string }) => {
     if (!opts.osm === !opts.synthetic) throw new Error('give exactly one of --osm <file> or --synthetic');
+    refuseStoreFile(opts.out, await storeFiles());
     const { buildGraphFromOsm, generateCity, writeGraph } = await lazy.roads();
     const { SingleBar } = await lazy.progress();
     let graph: import('@svc/roads').RoadGraph;

@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -498,6 +498,52 @@ describe('admin CLI (npx trips)', () => {
       );
     }
   }, 120_000);
+
+  it('never writes its output over a store, of either environment, under any name, --force or not', async () => {
+    const store = mkdtempSync(path.join(tmpdir(), 'trips-cli-stores-'));
+    const inStore = (...args: string[]) =>
+      run(process.execPath, [BIN, ...args], { env: { ...env, DATA_DIR: store }, timeout: 60_000 });
+    try {
+      await inStore('fleets', 'create', '--name', 'Store fleet', '--id', 'fleet_store');
+      await inStore('drivers', 'create', '--fleet', 'fleet_store', '--id', 'drv-store');
+      await inStore('fleets', 'create', '--name', 'Sandbox fleet', '--id', 'fleet_store', '--env', 'sandbox');
+      const production = path.join(store, 'trips-production.db');
+      const sandbox = path.join(store, 'trips-sandbox.db');
+      // The same folder under another name.
+      const link = path.join(dataDir, 'store-link');
+      symlinkSync(store, link);
+      const attempts: Array<[string[], string]> = [
+        [
+          ['drivers', 'export', '--fleet', 'fleet_store', '--id', 'drv-store', '--out', production, '--force'],
+          `${production} is the production store itself`,
+        ],
+        [
+          ['drivers', 'export', '--fleet', 'fleet_store', '--id', 'drv-store', '--out', `${sandbox}-journal`],
+          `${sandbox}-journal is a file of the sandbox store (${sandbox})`,
+        ],
+        [['backup', '--out', sandbox, '--force'], `${sandbox} is the sandbox store itself`],
+        [
+          ['backup', '--env', 'sandbox', '--out', path.join(link, 'trips-production.db'), '--force'],
+          `${path.join(link, 'trips-production.db')} is the production store itself`,
+        ],
+        [['roads', 'build', '--synthetic', '--out', production], `${production} is the production store itself`],
+      ];
+      for (const [args, expected] of attempts) {
+        const failure = await inStore(...args).catch((e) => e);
+        expect(failure.code, args.join(' ')).toBe(1);
+        expect(failure.stderr, args.join(' ')).toBe(`trips: ${expected}: give another file\n`);
+      }
+      // Both stores are as they were.
+      expect(JSON.parse((await inStore('drivers', 'list', '--json')).stdout)).toMatchObject([
+        { driverId: 'drv-store' },
+      ]);
+      expect(JSON.parse((await inStore('fleets', 'list', '--json', '--env', 'sandbox')).stdout)).toMatchObject([
+        { fleetId: 'fleet_store', name: 'Sandbox fleet' },
+      ]);
+    } finally {
+      rmSync(store, { recursive: true, force: true });
+    }
+  }, 90_000);
 
   it('names a folder given where a file is expected, and what to do, in one line', async () => {
     await trips('fleets', 'create', '--name', 'Folder fleet', '--id', 'fleet_fold', '--env', 'sandbox');
