@@ -294,7 +294,7 @@ vehicles
   .addOption(envOption())
   .action((opts: { fleet?: string; json?: boolean; env: string }) =>
     withDatabase(opts.env, async (db) => {
-      if (opts.fleet) await requireFleet(db.db, opts.fleet);
+      if (opts.fleet !== undefined) await requireFleet(db.db, opts.fleet);
       const rows = (await listVehicles(db.db, { fleetId: opts.fleet })).map((v) => ({
         plate: v.plate,
         fleetId: v.fleetId,
@@ -616,7 +616,7 @@ one that tells.`,
       const { importFile, readImportFile } = await lazy.importer();
       const { SingleBar } = await lazy.progress();
       await requireFleet(db.db, opts.fleet);
-      if (opts.vehicle) {
+      if (opts.vehicle !== undefined) {
         const vehicle = await requireVehicle(db.db, opts.vehicle);
         if (vehicle.fleetId !== opts.fleet)
           throw new Error(`vehicle ${vehicle.plate} belongs to fleet ${vehicle.fleetId}`);

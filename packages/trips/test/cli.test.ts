@@ -410,6 +410,34 @@ describe('admin CLI (npx trips)', () => {
     expect(usage.stderr).toContain("required option '--fleet <fleetId>'");
   }, 60_000);
 
+  it('takes an empty --fleet or --vehicle (an unset shell variable) as given, not as every fleet', async () => {
+    await trips('fleets', 'create', '--name', 'Other customer', '--id', 'fleet_other', '--env', 'sandbox');
+    await trips('vehicles', 'create', '--fleet', 'fleet_other', '--plate', 'OT-1', '--env', 'sandbox');
+    await trips('drivers', 'create', '--fleet', 'fleet_other', '--id', 'drv-other', '--env', 'sandbox');
+    // `vehicles list --fleet "$FLEET" --json`: before, an empty $FLEET listed the vehicles of every customer.
+    for (const args of [
+      ['vehicles', 'list', '--fleet', '', '--json'],
+      ['vehicles', 'list', '--fleet=', '--json'],
+      ['drivers', 'list', '--fleet', '', '--json'],
+    ]) {
+      const failure = await trips(...args, '--env', 'sandbox').catch((e) => e);
+      expect(failure.code, args.join(' ')).toBe(1);
+      expect(failure.stdout, args.join(' ')).toBe('');
+      expect(failure.stderr, args.join(' ')).toBe('trips: fleet  does not exist (see fleets list)\n');
+    }
+    // An import with an empty --vehicle: one line before any file is read, not every trip rejected for it.
+    const file = path.join(dataDir, 'empty-vehicle.ndjson');
+    const batch = scorableTrip({ startMs: Date.UTC(2026, 10, 6, 7), vehicle: 'OT-1', seed: 7 });
+    writeFileSync(file, batch.samples.map((x) => JSON.stringify(x)).join('\n'));
+    const args = ['import', file, '--fleet', 'fleet_other', '--vehicle', '', '--no-score', '--env', 'sandbox'];
+    const failure = await trips(...args).catch((e) => e);
+    expect(failure.code).toBe(1);
+    expect(failure.stdout).toBe('');
+    expect(failure.stderr).toBe(
+      'trips: plate "" is invalid: 1-20 characters, letters A-Z, digits, spaces, dots or dashes, starting with a letter or digit\n',
+    );
+  }, 60_000);
+
   it('names the variable and the values it takes when a setting is wrong, once', async () => {
     for (const [name, value, expected] of [
       ['TRIPS_CITY_SEED', 'abc', 'TRIPS_CITY_SEED must be an integer (got "abc")'],

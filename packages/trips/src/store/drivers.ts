@@ -97,9 +97,10 @@ export async function ensureDriver(db: Kysely<TripsSchema>, fleetId: string, dri
 
 /** Drivers of one fleet, or of every fleet. */
 export async function listDrivers(db: TripsDb, filter: { fleetId?: string | undefined } = {}): Promise<Driver[]> {
-  if (filter.fleetId) await requireFleet(db, filter.fleetId);
+  // A fleet given, even an empty one (`--fleet "$FLEET"` with the variable unset), is a filter: not every fleet.
+  if (filter.fleetId !== undefined) await requireFleet(db, filter.fleetId);
   let q = db.selectFrom('drivers').selectAll();
-  if (filter.fleetId) q = q.where('fleet_id', '=', filter.fleetId);
+  if (filter.fleetId !== undefined) q = q.where('fleet_id', '=', filter.fleetId);
   const rows = await q.orderBy('fleet_id').orderBy('driver_id').execute();
   return rows.map((r) => ({
     fleetId: r.fleet_id,

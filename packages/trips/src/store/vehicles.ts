@@ -145,7 +145,8 @@ export async function updateVehicle(
 /** Vehicles of one fleet, or of every fleet, by plate. */
 export async function listVehicles(db: TripsDb, filter: { fleetId?: string | undefined } = {}): Promise<Vehicle[]> {
   let q = db.selectFrom('vehicles').selectAll();
-  if (filter.fleetId) q = q.where('fleet_id', '=', filter.fleetId);
+  // A fleet given, even an empty one (`--fleet "$FLEET"` with the variable unset), is a filter: not every fleet.
+  if (filter.fleetId !== undefined) q = q.where('fleet_id', '=', filter.fleetId);
   return (await q.orderBy('fleet_id').orderBy('plate').execute()).map(toVehicle);
 }
 
