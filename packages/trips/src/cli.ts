@@ -477,8 +477,11 @@ tokens
   .action(
     (opts: { fleet: string[]; admin?: boolean; owner?: string; expires?: string; rateLimit?: string; env: string }) =>
       withDatabase(opts.env, async (db, environment) => {
+        // Digits only: Number() also reads "0x10" (16), "1e3" and "0b11", which no one means as a limit.
+        if (opts.rateLimit !== undefined && !/^\d+$/.test(opts.rateLimit.trim())) {
+          throw new Error(`--rate-limit "${opts.rateLimit}" must be a whole number of requests per minute`);
+        }
         const rate = opts.rateLimit !== undefined ? Number(opts.rateLimit) : undefined;
-        if (rate !== undefined && !Number.isInteger(rate)) throw new Error('--rate-limit must be a whole number');
         const { token, secret } = await createApiToken(db.db, {
           environment,
           fleets: opts.fleet,

@@ -367,6 +367,30 @@ describe('admin CLI (npx trips)', () => {
     expect(JSON.parse(list.stdout)).toEqual([]);
   }, 60_000);
 
+  it('takes a --rate-limit written in digits only, and stores no token for another spelling', async () => {
+    await trips('fleets', 'create', '--name', 'Limit fleet', '--id', 'fleet_limit', '--env', 'sandbox');
+    const args = ['tokens', 'create', '--fleet', 'fleet_limit', '--env', 'sandbox', '--rate-limit'];
+    // Before, "0x10" made a token of 16 requests a minute and "1e3" one of 1000.
+    for (const limit of ['0x10', '1e3', '0b11', 'abc', '1.5', '']) {
+      const failure = await trips(...args, limit).catch((e) => e);
+      expect(failure.code, limit).toBe(1);
+      expect(failure.stdout, limit).toBe('');
+      expect(failure.stderr, limit).toBe(
+        `trips: --rate-limit "${limit}" must be a whole number of requests per minute\n`,
+      );
+    }
+    const zero = await trips(...args, '0').catch((e) => e);
+    expect(zero.code).toBe(1);
+    expect(zero.stderr).toBe('trips: rate limit must be an integer between 1 and 1000000 requests per minute\n');
+    const tokensOfFleet = async () =>
+      (
+        JSON.parse((await trips('tokens', 'list', '--json', '--env', 'sandbox')).stdout) as Array<{ fleets: string[] }>
+      ).filter((t) => t.fleets.includes('fleet_limit'));
+    expect(await tokensOfFleet()).toEqual([]);
+    await trips(...args, '120');
+    expect(await tokensOfFleet()).toMatchObject([{ rateLimitPerMin: 120 }]);
+  }, 60_000);
+
   it('stops quietly when its reader goes away (trips tokens list | head -1), without a stack trace', async () => {
     await trips('fleets', 'create', '--name', 'Pipe fleet', '--id', 'fleet_pipe', '--env', 'sandbox');
     const child = spawn(process.execPath, [BIN, 'fleets', 'list', '--env', 'sandbox'], { env });
