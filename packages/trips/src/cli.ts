@@ -74,15 +74,18 @@ async function withDatabase<T>(env: string, work: (db: TripsDatabase, environmen
 }
 
 /**
- * The SQLite files of both environments' stores, which no command writes its output over. Read from the
- * settings that place them only, so that `roads build`, which uses no store, is not stopped by another one.
+ * The SQLite files of both environments' stores under DATA_DIR, which no command writes its output over: in use,
+ * or left there when the service moved to PostgreSQL. Only DATA_DIR is read, so that `roads build`, which uses
+ * no store, is not stopped by another setting.
  */
 async function storeFiles(): Promise<StoreFile[]> {
   const { databaseOptionsFor } = await import('./service/database-location.ts');
-  const { dataDir, databaseUrl, sandboxDatabaseUrl } = tripsConfigSpec;
-  const cfg = loadConfig({ dataDir, databaseUrl, sandboxDatabaseUrl });
+  const { dataDir } = loadConfig({ dataDir: tripsConfigSpec.dataDir });
   return ENVIRONMENTS.flatMap((environment) => {
-    const { sqliteFile } = databaseOptionsFor(cfg, environment);
+    const { sqliteFile } = databaseOptionsFor(
+      { dataDir, databaseUrl: undefined, sandboxDatabaseUrl: undefined },
+      environment,
+    );
     return sqliteFile ? [{ environment, file: sqliteFile }] : [];
   });
 }

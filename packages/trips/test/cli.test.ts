@@ -585,6 +585,13 @@ describe('admin CLI (npx trips)', () => {
         expect(failure.code, args.join(' ')).toBe(1);
         expect(failure.stderr, args.join(' ')).toBe(`trips: ${expected}: give another file\n`);
       }
+      // A SQLite store left in DATA_DIR when the service moved to PostgreSQL is kept as well.
+      const moved = await run(process.execPath, [BIN, 'roads', 'build', '--synthetic', '--out', production], {
+        env: { ...env, DATA_DIR: store, DATABASE_URL: 'postgres://127.0.0.1:1/elsewhere' },
+        timeout: 60_000,
+      }).catch((e) => e);
+      expect(moved.code).toBe(1);
+      expect(moved.stderr).toBe(`trips: ${production} is the production store itself: give another file\n`);
       // Both stores are as they were.
       expect(JSON.parse((await inStore('drivers', 'list', '--json')).stdout)).toMatchObject([
         { driverId: 'drv-store' },
