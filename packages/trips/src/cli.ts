@@ -415,7 +415,11 @@ drivers
       if (existsSync(file) && statSync(file).isDirectory()) {
         throw new Error(`${file} is a folder: give the path of a file to write`);
       }
-      if (existsSync(file) && (!opts.force || !statSync(file).isFile())) {
+      // A device, pipe or socket (/dev/null): --force replaces a file, so it is not suggested.
+      if (existsSync(file) && !statSync(file).isFile()) {
+        throw new Error(`${file} exists and is not a file: give the path of a file to write`);
+      }
+      if (existsSync(file) && !opts.force) {
         throw new Error(`${file} already exists: give another file, or --force to replace it`);
       }
       // Written under a temporary name and renamed when complete, readable by its owner only: it is

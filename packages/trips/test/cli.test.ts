@@ -645,6 +645,26 @@ describe('admin CLI (npx trips)', () => {
       expect(exported.code, force.join()).toBe(1);
       expect(exported.stderr, force.join()).toBe(`trips: ${folder} is a folder: give the path of a file to write\n`);
     }
+    // Nor a device: before, /dev/null with --force was told to use --force.
+    for (const force of [[], ['--force']]) {
+      const exported = await trips(
+        'drivers',
+        'export',
+        '--fleet',
+        'fleet_fold',
+        '--id',
+        'drv-fold',
+        '--out',
+        '/dev/null',
+        ...force,
+        '--env',
+        'sandbox',
+      ).catch((e) => e);
+      expect(exported.code, force.join()).toBe(1);
+      expect(exported.stderr, force.join()).toBe(
+        'trips: /dev/null exists and is not a file: give the path of a file to write\n',
+      );
+    }
     // A folder where the store's file should be.
     const oddDataDir = path.join(dataDir, 'odd data');
     mkdirSync(path.join(oddDataDir, 'trips-sandbox.db'), { recursive: true });
