@@ -7,8 +7,8 @@ export interface StoreFile {
   file: string;
 }
 
-// What SQLite keeps beside a store: writing any of them corrupts it (a file named like its journal is
-// taken for a hot journal and "rolled back" into the store).
+// The store and what SQLite keeps beside it (its write-ahead log, shared memory, rollback journal): SQLite
+// reads all of them as the store, so writing over any of them damages it.
 const SQLITE_SIDE_FILES = ['', '-wal', '-shm', '-journal'];
 
 /** The path with its folder's symbolic links resolved (the folder may not exist: then as given). */
