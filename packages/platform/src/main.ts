@@ -59,10 +59,18 @@ const FILE_PROBLEMS: Record<string, string> = {
  * failing action exits non-zero with a single line on stderr.
  */
 export async function runCli(program: Command, argv: string[] = process.argv): Promise<void> {
-  // `cli list | head -1`: once the reader is gone, stop quietly instead of dying on an unhandled EPIPE
-  // with a stack trace. Any other failure to write the output is one line on stderr.
+  // `cli list | head -1`: once the reader is gone, the rest of the output is dropped quietly instead of dying on
+  // an unhandled EPIPE with a stack trace. The command itself runs to its end and exits with its own status: an
+  // import piped into `head -1` that stopped at its first line would leave the files after it unread, and what
+  // it stored unscored, and still say 0. Any other failure to write the output is one line on stderr.
+  let readerGone = false;
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(0);
+    // Writes made before the first error was reported fail too (the stream is destroyed by then).
+    if (readerGone || err.code === 'EPIPE') {
+      readerGone = true;
+      discardStdout();
+      return;
+    }
     process.stderr.write(`${program.name()}: cannot write the output: ${err.code ?? err.message}\n`);
     process.exit(1);
   });
@@ -83,6 +91,15 @@ export async function runCli(program: Command, argv: string[] = process.argv): P
     if (process.env.DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
     process.exit(1);
   }
+}
+
+/** Turns later writes to stdout into no-ops that succeed: no one reads them any more. */
+function discardStdout(): void {
+  process.stdout.write = ((_chunk: unknown, encoding?: unknown, callback?: unknown) => {
+    const done = typeof encoding === 'function' ? encoding : callback;
+    if (typeof done === 'function') queueMicrotask(() => (done as () => void)());
+    return true;
+  }) as typeof process.stdout.write;
 }
 
 function applyOverrides(cmd: Command, root: Command) {

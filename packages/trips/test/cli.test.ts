@@ -405,6 +405,45 @@ describe('admin CLI (npx trips)', () => {
     expect(code).toBe(0);
   }, 60_000);
 
+  it('runs an import piped into a reader that goes away to its end: every file stored and scored, exit 0', async () => {
+    await trips('fleets', 'create', '--name', 'Head fleet', '--id', 'fleet_head', '--env', 'sandbox');
+    await trips('vehicles', 'create', '--fleet', 'fleet_head', '--plate', 'HD-1', '--env', 'sandbox');
+    const files = [0, 1].map((i) => {
+      const file = path.join(dataDir, `head-${i}.ndjson`);
+      const batch = scorableTrip({ startMs: Date.UTC(2026, 10, 8 + i, 7), vehicle: 'HD-1', seed: 20 + i });
+      writeFileSync(file, batch.samples.map((x) => JSON.stringify(x)).join('\n'));
+      return file;
+    });
+    const args = ['import', ...files, '--fleet', 'fleet_head', '--vehicle', 'HD-1', '--env', 'sandbox'];
+    // `trips import a b | head -1`: the reader is gone before the first file's line is written.
+    const child = spawn(process.execPath, [BIN, ...args], { env });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(stderr).not.toMatch(/EPIPE|Error|cannot write/);
+    expect(code).toBe(0);
+    // Both files were stored (a second import finds them) and scored (the queue holds none of them).
+    const again = (await trips(...args, '--no-score')).stdout;
+    for (const file of files) expect(again).toContain(`${file}: 0 imported, 1 duplicate, 0 rejected`);
+    const database = await openTripsDatabase({
+      environment: 'sandbox',
+      sqliteFile: path.join(dataDir, 'trips-sandbox.db'),
+    });
+    try {
+      const uploads = await database.db
+        .selectFrom('trip_uploads')
+        .select('status')
+        .where('fleet_id', '=', 'fleet_head')
+        .execute();
+      expect(uploads.map((u) => u.status)).toEqual(['scored', 'scored']);
+    } finally {
+      await database.close();
+    }
+  }, 60_000);
+
   it('import refuses a malformed --driver with one line before reading any file, instead of rejecting every trip', async () => {
     await trips('fleets', 'create', '--name', 'Driver fleet', '--id', 'fleet_drv', '--env', 'sandbox');
     await trips('vehicles', 'create', '--fleet', 'fleet_drv', '--plate', 'DR-1', '--env', 'sandbox');
