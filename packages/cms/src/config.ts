@@ -1,6 +1,6 @@
 /** The CMS configuration, read once from the environment (see README for every variable). */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   baseConfigSpec,
@@ -10,6 +10,7 @@ import {
   env,
   type LoadConfigOptions,
   loadConfig,
+  makeFolders,
   urlSchema,
 } from '@svc/platform';
 import { z } from 'zod';
@@ -87,7 +88,7 @@ export function resolveSecret(config: CmsConfig): string {
       if (text.length >= 32) return text;
       throw new ConfigError(`Invalid configuration: ${file} holds a key shorter than 32 characters`);
     }
-    mkdirSync(config.dataDir, { recursive: true });
+    makeFolders(config.dataDir);
     const secret = randomBytes(32).toString('base64url');
     writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
     chmodSync(file, 0o600);

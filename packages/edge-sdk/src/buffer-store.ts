@@ -1,5 +1,6 @@
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { makeFolders } from '@svc/platform/folders';
 import type { GpsSample, Sample, TelemetryMeta } from '@svc/scoring';
 import { TELEMETRY_SCHEMA_VERSION } from '@svc/scoring';
 import Database from 'better-sqlite3';
@@ -123,7 +124,7 @@ export class BufferStore {
       refuseFolder(file);
       const dir = path.dirname(path.resolve(file));
       try {
-        if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
+        if (!existsSync(dir)) makeFolders(dir);
       } catch (error) {
         // A file where a folder should be (ENOTDIR), no permission, a read-only disk: the host's mistake to fix.
         throw new EdgeSdkStateError(`cannot create the folder of storage ${file}: ${(error as Error).message}`);

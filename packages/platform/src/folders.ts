@@ -1,4 +1,4 @@
-import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { DomainError } from './errors.ts';
 
@@ -41,12 +41,36 @@ function firstFileOnPath(dir: string): string | undefined {
 }
 
 /**
+ * `mkdir -p`: creates `dir` and its missing parents, one level at a time. Node's own `mkdirSync(dir, { recursive:
+ * true })` never returns where the system answers ENOENT for a folder whose parent exists (a path under /proc or
+ * /sys, as a mistyped DATA_DIR may name): it retries forever at full CPU. Level by level, that answer is an error.
+ */
+export function makeFolders(dir: string): void {
+  const missing: string[] = [];
+  let at = path.resolve(dir);
+  while (!existsSync(at)) {
+    missing.push(at);
+    const parent = path.dirname(at);
+    if (parent === at) break;
+    at = parent;
+  }
+  for (const folder of missing.reverse()) {
+    try {
+      mkdirSync(folder);
+    } catch (err) {
+      // Made meanwhile by another process: as good as made here.
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || !statSync(folder).isDirectory()) throw err;
+    }
+  }
+}
+
+/**
  * Creates `dir` when missing and checks that it can be written; throws an Error whose message says what
  * is wrong with it (see describeFolderProblem), prefixed by `name` (e.g. `DATA_DIR`) when given.
  */
 export function ensureWritableFolder(dir: string, name?: string): void {
   try {
-    mkdirSync(dir, { recursive: true });
+    makeFolders(dir);
     if (!statSync(dir).isDirectory()) throw Object.assign(new Error('not a folder'), { code: 'EEXIST' });
     accessSync(dir, constants.W_OK);
   } catch (err) {

@@ -1,6 +1,6 @@
 /** `npx platform check` as a user runs it: a separate process, its configuration in the environment. */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +11,10 @@ const dir = mkdtempSync(path.join(tmpdir(), 'platform-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function platform(env: Record<string, string>, ...args: string[]) {
+  return platformWithin(60_000, env, ...args);
+}
+
+function platformWithin(timeoutMs: number, env: Record<string, string>, ...args: string[]) {
   const res = spawnSync(process.execPath, [bin, ...args], {
     encoding: 'utf8',
     env: {
@@ -21,7 +25,7 @@ function platform(env: Record<string, string>, ...args: string[]) {
       CONFIG_FILE: '',
       ...env,
     },
-    timeout: 60_000,
+    timeout: timeoutMs,
   });
   return { code: res.status, stdout: res.stdout, stderr: res.stderr };
 }
@@ -54,6 +58,25 @@ describe('platform check', () => {
     const res = platform({ DATA_DIR: file }, 'check');
     expect(res.code).toBe(1);
     expect(res.stderr).toBe(`platform: DATA_DIR ${file} is a file, not a folder: point DATA_DIR at a folder\n`);
+  });
+
+  it('creates a missing DATA_DIR with its parents', () => {
+    const nested = path.join(dir, 'new', 'nested', 'data');
+    const res = platform({ DATA_DIR: nested }, 'check');
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    expect(statSync(nested).isDirectory()).toBe(true);
+  });
+
+  // Node's recursive mkdirSync retries forever where the system answers ENOENT under an existing parent (/proc).
+  it.skipIf(!existsSync('/proc/self'))('says a DATA_DIR under /proc cannot be created, instead of spinning', () => {
+    for (const dataDir of ['/proc/no-such-data', '/proc/no-such-data/deeper']) {
+      const res = platformWithin(20_000, { DATA_DIR: dataDir }, 'check');
+      expect(res.code, dataDir).toBe(1);
+      expect(res.stderr, dataDir).toMatch(
+        /^platform: DATA_DIR \/proc\/no-such-data.* cannot be created or written \(ENOENT\)/,
+      );
+    }
   });
 
   it('says a CONFIG_FILE does not exist, or is a folder', () => {

@@ -1,10 +1,10 @@
-import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { type Dialect, Kysely, type Migration, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { DatabaseUnavailableError } from '../errors.ts';
-import { describeFolderProblem } from '../folders.ts';
+import { describeFolderProblem, makeFolders } from '../folders.ts';
 import { redactUrl } from '../logger.ts';
 import { ErrorMappingDialect } from './error-mapping-dialect.ts';
 import { migrateToLatest } from './migrations.ts';
@@ -103,7 +103,7 @@ function openSqlite<DB>(options: OpenDatabaseOptions): Database<DB> {
   if (readOnly && file === ':memory:') throw new Error('an in-memory SQLite database cannot be opened read-only');
   if (file !== ':memory:' && !readOnly) {
     try {
-      mkdirSync(path.dirname(file), { recursive: true });
+      makeFolders(path.dirname(file));
     } catch (err) {
       throw new DatabaseUnavailableError(
         `cannot create SQLite database ${file}: ${describeFolderProblem(path.dirname(file), err)}`,

@@ -1,6 +1,6 @@
-import { closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, renameSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { Logger } from '@svc/platform';
+import { type Logger, makeFolders } from '@svc/platform';
 import { buildGraphFromOsm, GRAPH_MAGIC, generateCity, writeGraph } from '@svc/roads';
 import type { TripsConfig } from '../config.ts';
 
@@ -29,7 +29,7 @@ export async function ensureRoadGraph(
     return { file: config.roadGraph, description: `road graph ${config.roadGraph}` };
   }
   const dir = path.join(config.dataDir, 'roads');
-  mkdirSync(dir, { recursive: true });
+  makeFolders(dir);
   if (config.osmFile) {
     if (!existsSync(config.osmFile)) throw new Error(`TRIPS_OSM_FILE ${config.osmFile} does not exist`);
     const name = path.basename(config.osmFile).replace(/\.(osm\.pbf|pbf|osm\.gz|osm)$/i, '');
