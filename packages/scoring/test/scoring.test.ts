@@ -112,6 +112,19 @@ describe('scoreTrip', () => {
     }
   });
 
+  it("does not drive a vehicle parked with a fleet tracker's fixes every 5 s on, on the scatter of its fixes", () => {
+    // Each interval of a 0.2 Hz tracker is a gap. Parked 30 min with the ignition on, its fixes report 0 m/s and
+    // scatter by a few metres: bridged at the speed of the straight line between them, that scatter was driving.
+    const through = scoreTrip(emit(drive([...urbanDrive(), ...urbanDrive()]), { gpsHz: 0.2, gpsNoiseM: 3 }));
+    const parked = scoreTrip(
+      emit(drive([...urbanDrive(), { stop: 1800 }, ...urbanDrive()]), { gpsHz: 0.2, gpsNoiseM: 3 }),
+    );
+    expect(parked.summary.durationMin - through.summary.durationMin).toBeCloseTo(30, 0);
+    expect(parked.distanceKm - through.distanceKm).toBeLessThan(0.3); // was 1.52 km
+    expect(parked.summary.movingMin - through.summary.movingMin).toBeLessThan(2); // was 6.0 min
+    expect(parked.summary.idleMin).toBeGreaterThan(29);
+  });
+
   it('aligns a phone IMU in the device frame to the vehicle and finds the same events as a mounted one', () => {
     const device = scoreTrip(emit(harsh, { imu: 'device', seed: 2 }));
     const vehicle = scoreTrip(emit(harsh, { imu: 'vehicle', seed: 2 }));

@@ -50,6 +50,8 @@ export interface TrackOptions {
 const HEADING_MIN_MPS = 1.5;
 const YAW_MIN_MPS = 2;
 const STANDSTILL_MPS = 0.3;
+/** A Doppler speed below this reports a standing vehicle (receivers read 0-0.5 m/s when parked). */
+const STANDING_DOPPLER_MPS = 0.5;
 
 /** Resamples cleaned fixes onto the 1 s grid and derives speed, heading, acceleration and yaw rate. */
 export function buildTrack(gps: CleanGps, options: TrackOptions = {}): Track {
@@ -116,7 +118,8 @@ export function buildTrack(gps: CleanGps, options: TrackOptions = {}): Track {
     } else if (intervalS > MAX_INTERPOLATED_GAP_S && !atFix) {
       track.gap[i] = 1;
       track.gapS++;
-      bridgeMps[i] = Math.hypot(gps.xM[b]! - gps.xM[a]!, gps.yM[b]! - gps.yM[a]!) / intervalS;
+      const chordM = Math.hypot(gps.xM[b]! - gps.xM[a]!, gps.yM[b]! - gps.yM[a]!);
+      bridgeMps[i] = standingAcross(gps, a, b, chordM) ? 0 : chordM / intervalS;
     }
     measured[i] = track.gap[i] ? 0 : 1;
     if (breakPending && !track.broken[i]) {
@@ -191,6 +194,18 @@ export function buildTrack(gps: CleanGps, options: TrackOptions = {}): Track {
     }
   }
   return track;
+}
+
+/**
+ * True when the fixes around a gap both report the vehicle standing (Doppler speed) and lie within their reported
+ * accuracies of each other: nothing says it moved in between, and the straight line between them is the receiver's
+ * scatter. A tracker sending a fix every 5-10 s makes every interval such a gap; parked with the ignition on, its
+ * scatter of a few metres bridged as driving added 1-3 km and 10-20 min of moving time per half hour.
+ */
+function standingAcross(gps: CleanGps, a: number, b: number, chordM: number): boolean {
+  const sa = gps.speedMps[a]!;
+  const sb = gps.speedMps[b]!;
+  return sa < STANDING_DOPPLER_MPS && sb < STANDING_DOPPLER_MPS && chordM <= gps.accuracyM[a]! + gps.accuracyM[b]!;
 }
 
 /**
