@@ -125,6 +125,34 @@ describe('scoreTrip', () => {
     expect(parked.summary.idleMin).toBeGreaterThan(29);
   });
 
+  it('does not take GPS speeds in km/h, mph or knots in the m/s field for m/s: the positions give the speed', () => {
+    const batch = emit(calm);
+    const right = scoreTrip(batch);
+    for (const unit of [3.6, 2.237, 1.944]) {
+      const samples = batch.samples.map((s) =>
+        s.type === 'gps' && s.speedMps !== undefined ? { ...s, speedMps: s.speedMps * unit } : s,
+      );
+      // In km/h: 32.7 km for 9.1, 327 km/h, 10 harsh events, score 55.
+      const trip = scoreTrip({ ...batch, samples });
+      expect(trip.dataQuality?.speedSource, `×${unit}`).toBe('gps-position');
+      expect(Math.abs(trip.distanceKm - right.distanceKm), `×${unit}`).toBeLessThan(0.1);
+      expect(trip.summary.maxSpeedKmh, `×${unit}`).toBeLessThan(100);
+      expect(
+        trip.events.filter((e) => e.type.startsWith('harsh_')),
+        `×${unit}`,
+      ).toEqual([]);
+      expect(trip.overallScore, `×${unit}`).toBeGreaterThan(95);
+    }
+    // Every fleet tracker rate: at one fix in 5 s each interval is a gap, and the speeds are checked all the same.
+    const sparse = emit(calm, { gpsHz: 0.2 });
+    const kmh = sparse.samples.map((s) =>
+      s.type === 'gps' && s.speedMps !== undefined ? { ...s, speedMps: s.speedMps * 3.6 } : s,
+    );
+    const trip = scoreTrip({ ...sparse, samples: kmh });
+    expect(Math.abs(trip.distanceKm - scoreTrip(sparse).distanceKm)).toBeLessThan(0.1); // was 13.8 km for 9.1
+    expect(trip.summary.maxSpeedKmh).toBeLessThan(100); // was 327
+  });
+
   it('aligns a phone IMU in the device frame to the vehicle and finds the same events as a mounted one', () => {
     const device = scoreTrip(emit(harsh, { imu: 'device', seed: 2 }));
     const vehicle = scoreTrip(emit(harsh, { imu: 'vehicle', seed: 2 }));
