@@ -44,4 +44,15 @@ describe('redactUrl', () => {
     expect(redactUrl('postgres://admin:s3@cr@t@db/app?x=a@b')).toBe('postgres://admin:[Redacted]@db/app?x=a@b');
     expect(redactUrl('http://db:5432/p@th')).toBe('http://db:5432/p@th');
   });
+
+  it('hides a token or ingest key pasted into the path, and leaves ids of other shapes alone', () => {
+    const token = `trips_live_${'A1b2-C3d4_'.repeat(4)}xyz`;
+    const key = `ingest_sandbox_${'k'.repeat(43)}`;
+    expect(redactUrl(`/v1/trips/${token}`)).toBe('/v1/trips/trips_live_[Redacted]');
+    expect(redactUrl(`/ingest/v1/trips/${key}?x=1`)).toBe('/ingest/v1/trips/ingest_sandbox_[Redacted]?x=1');
+    expect(redactUrl(`/v1/trips?vehicle=${token}`)).toBe('/v1/trips?vehicle=trips_live_[Redacted]');
+    expect(redactUrl('/v1/trips/trip_7xp7fgsvvc6rmwfbom27f3tl3u')).toBe('/v1/trips/trip_7xp7fgsvvc6rmwfbom27f3tl3u');
+    // One character more or less is not a credential of this shape.
+    expect(redactUrl(`/v1/trips/${token}x`)).toBe(`/v1/trips/${token}x`);
+  });
 });

@@ -30,10 +30,20 @@ export const REDACTED_PATHS = [
 
 const SECRET_QUERY_PARAMS = /([?&](?:token|access_token|api_key|apikey|key|password|pass|secret|signature)=)[^&#]*/gi;
 
-/** Removes credentials from a URL or path before it is logged (query secrets and `user:password@`). */
+/**
+ * A credential that names its environment (`trips_live_...`, `ingest_sandbox_...`: a prefix, then 43 base64url
+ * characters, docs/DESIGN.md), wherever a client put it: pasted into a path instead of the Authorization header,
+ * it was logged as it came.
+ */
+const ENVIRONMENT_CREDENTIAL = /(?<![A-Za-z0-9_-])([a-z]+_(?:live|sandbox)_)[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g;
+
+/** Removes credentials from a URL or path before it is logged (query secrets, credentials, `user:password@`). */
 export function redactUrl(url: string): string {
   // The credentials end at the authority's last `@`: a password may hold an unescaped `@` of its own.
-  return url.replace(SECRET_QUERY_PARAMS, '$1[Redacted]').replace(/\/\/([^/?#@:]*):([^/?#]*)@/, '//$1:[Redacted]@');
+  return url
+    .replace(SECRET_QUERY_PARAMS, '$1[Redacted]')
+    .replace(ENVIRONMENT_CREDENTIAL, '$1[Redacted]')
+    .replace(/\/\/([^/?#@:]*):([^/?#]*)@/, '//$1:[Redacted]@');
 }
 
 export interface CreateLoggerOptions {
