@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type ScoredTrip, scoreTrip, TripNotScorableError, tierFor } from '../src/index.ts';
-import { drive, emit, type Phase, urbanDrive } from './helpers/synthetic-drive.ts';
+import { drive, emit, type Phase, positionOnly, urbanDrive } from './helpers/synthetic-drive.ts';
 
 const harshBits: Phase[] = [{ pulse: -4.2, s: 1.5 }, { cruise: 30 }, { pulse: 3.0, s: 2 }, { cruise: 30 }];
 const calm = drive(urbanDrive());
@@ -123,6 +123,37 @@ describe('scoreTrip', () => {
     expect(parked.distanceKm - through.distanceKm).toBeLessThan(0.3); // was 1.52 km
     expect(parked.summary.movingMin - through.summary.movingMin).toBeLessThan(2); // was 6.0 min
     expect(parked.summary.idleMin).toBeGreaterThan(29);
+  });
+
+  it('does not drive a vehicle standing 25 min on the scatter of position-only fixes, white or drifting', () => {
+    // A GPX or CSV export has no Doppler speed: the smoother read the scatter of a parked phone as driving. With
+    // 8 m of white scatter at 1 Hz the stop added 3.4 km, 19 min moving and 24 harsh events; with 5 m at 0.2 Hz,
+    // 2.5 km and 14 min; with 8 m drifting over a minute, 1.3 km and 3 min.
+    const first = drive(urbanDrive());
+    const stopStartS = first.x.length * first.dtS;
+    const through = drive([...urbanDrive(), ...urbanDrive()]);
+    const stopped = drive([...urbanDrive(), { stop: 1500 }, ...urbanDrive()]);
+    const variants: Array<{ gpsHz: number; sigmaM: number; tauS?: number; accuracyM?: number }> = [
+      { gpsHz: 1, sigmaM: 8, accuracyM: 5 },
+      { gpsHz: 0.5, sigmaM: 5, accuracyM: 5 },
+      { gpsHz: 0.2, sigmaM: 5, accuracyM: 5 },
+      { gpsHz: 1, sigmaM: 6 },
+      { gpsHz: 1, sigmaM: 8, tauS: 60, accuracyM: 8 },
+      { gpsHz: 0.5, sigmaM: 5, tauS: 60, accuracyM: 5 },
+    ];
+    for (const { gpsHz, ...noise } of variants) {
+      const label = JSON.stringify({ gpsHz, ...noise });
+      const a = scoreTrip(positionOnly(emit(through, { gpsHz, gpsNoiseM: 0 }), noise));
+      const b = scoreTrip(positionOnly(emit(stopped, { gpsHz, gpsNoiseM: 0 }), noise));
+      expect(Math.abs(b.distanceKm - a.distanceKm), label).toBeLessThan(0.15);
+      expect(Math.abs(b.summary.movingMin - a.summary.movingMin), label).toBeLessThan(1);
+      expect(b.summary.idleMin - a.summary.idleMin, label).toBeGreaterThan(24);
+      const standing = b.events.filter((e) => {
+        const s = (e.startMs - stopped.t0Ms) / 1000;
+        return s >= stopStartS && s <= stopStartS + 1500;
+      });
+      expect(standing, label).toEqual([]);
+    }
   });
 
   it('does not take GPS speeds in km/h, mph or knots in the m/s field for m/s: the positions give the speed', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { drive, emit, urbanDrive } from '../../test/helpers/synthetic-drive.ts';
+import { drive, emit, positionOnly, urbanDrive } from '../../test/helpers/synthetic-drive.ts';
 import { cleanGps } from '../clean/clean-gps.ts';
 import { buildTrack, rejectCourseOutliers } from './track.ts';
 import { findTripWindows } from './trip-window.ts';
@@ -15,6 +15,53 @@ describe('buildTrack', () => {
     let err = 0;
     for (let i = 0; i < track.n; i++) err += Math.abs(track.speedMps[i]! - trueSpeedAt(track.tMs[i]!));
     expect(err / track.n).toBeLessThan(0.2);
+  });
+
+  it('keeps crawling at 5-8 km/h on position-only fixes as driving: only scatter that stays put is standing', () => {
+    const crawl = drive([
+      { stop: 10 },
+      { to: 50, a: 1.5 },
+      { cruise: 60 },
+      { to: 7, a: 1.5 },
+      { cruise: 240 },
+      { to: 5, a: 0.3 },
+      { cruise: 60 },
+      { to: 8, a: 0.3 },
+      { cruise: 60 },
+      { to: 50, a: 1.5 },
+      { cruise: 60 },
+      { to: 0, a: 2 },
+      { stop: 15 },
+    ]);
+    // The crawl: from the end of the first braking to 50 km/h to the start of the last acceleration.
+    const slow = (s: number) => crawl.v[s * 100]! < 8.5 / 3.6;
+    let from = 60;
+    while (!slow(from)) from++;
+    let to = from;
+    while (slow(to + 1)) to++;
+    let trueM = 0;
+    for (let i = from * 100; i < to * 100; i++) trueM += crawl.v[i]! * crawl.dtS;
+    const variants = [
+      { gpsHz: 1, sigmaM: 3, accuracyM: 5 },
+      { gpsHz: 0.5, sigmaM: 3, accuracyM: 5 },
+      { gpsHz: 1, sigmaM: 5, tauS: 60, accuracyM: 5 },
+      { gpsHz: 1, sigmaM: 3, accuracyM: 20 },
+      { gpsHz: 1, sigmaM: 3, accuracyM: 40 },
+    ];
+    for (const { gpsHz, ...noise } of variants) {
+      const track = buildTrack(cleanGps(positionOnly(emit(crawl, { gpsHz, gpsNoiseM: 0 }), noise).samples));
+      expect(track.speedSource).toBe('gps-position');
+      let m = 0;
+      for (let i = from + 1; i <= to; i++) m += track.stepM[i]!;
+      // Nothing of the crawl is taken for standing. The smoother alone reads 3 m of scatter as 5 % (1 Hz) to 10 %
+      // (0.5 Hz) more distance at 7 km/h, as it did before standing was detected.
+      expect(m / trueM, JSON.stringify({ gpsHz, ...noise })).toBeGreaterThan(0.98);
+      expect(m / trueM, JSON.stringify({ gpsHz, ...noise })).toBeLessThan(1.12);
+      // The smoother's own noise touches 0 now and then at 7 km/h; a standing stretch would be 30 s or more.
+      let still = 0;
+      for (let i = from; i <= to; i++) if (track.speedMps[i] === 0) still++;
+      expect(still / (to - from + 1), JSON.stringify({ gpsHz, ...noise })).toBeLessThan(0.05);
+    }
   });
 
   it('derives speed from positions within 1 m/s on average when there is no Doppler speed', () => {

@@ -1,7 +1,7 @@
 import type { CleanGps } from '../clean/clean-gps.ts';
-import { angleDiffDeg, bearingDeg, type LocalProjection } from '../geo.ts';
+import { angleDiffDeg, bearingDeg, type LocalProjection, lonDeltaDeg } from '../geo.ts';
 import type { ObdSample } from '../telemetry.ts';
-import { MAX_INTERPOLATED_GAP_S } from '../thresholds.ts';
+import { DEFAULT_GPS_ACCURACY_M, MAX_INTERPOLATED_GAP_S } from '../thresholds.ts';
 import { smoothTrack } from './smoother.ts';
 
 export type SpeedSource = 'gps-doppler' | 'obd' | 'gps-position';
@@ -60,6 +60,17 @@ const STANDING_DOPPLER_MPS = 0.5;
 const MAX_DOPPLER_SCALE = 1.5;
 const DOPPLER_SCALE_STRETCH_S = 10;
 const DOPPLER_SCALE_MIN_M = 500;
+/**
+ * Standing from positions alone (standingOnGrid): windows of at least this long and this many fixes, a radius of
+ * twice the fixes' median reported accuracy, at least STANDING_MIN_M and at most STANDING_MAX_M, and this many
+ * seconds at each end of a standing stretch left to the smoother.
+ */
+const STANDING_WINDOW_S = 60;
+const STANDING_MIN_FIXES = 12;
+const STANDING_ACCURACIES = 2;
+const STANDING_MIN_M = 15;
+const STANDING_MAX_M = 30;
+const STANDING_EDGE_S = 5;
 
 /** Resamples cleaned fixes onto the 1 s grid and derives speed, heading, acceleration and yaw rate. */
 export function buildTrack(gps: CleanGps, options: TrackOptions = {}): Track {
@@ -152,6 +163,20 @@ export function buildTrack(gps: CleanGps, options: TrackOptions = {}): Track {
 
   if (useDoppler) rejectCourseOutliers(dopplerHeading, measured);
 
+  // Positions alone: where the fixes stay put, the vehicle stands; the smoother would read their scatter as motion.
+  const obdGrid = options.obd && options.obd.length > 0 ? obdSpeedOnGrid(options.obd, t0Ms, n) : null;
+  const standing = useDoppler || obdGrid ? null : standingOnGrid(gps, t0Ms, n);
+  if (standing) {
+    for (let i = 0; i < n; i++) {
+      if (Number.isNaN(standing.xM[i]!)) continue;
+      track.xM[i] = standing.xM[i]!;
+      track.yM[i] = standing.yM[i]!;
+      track.lon[i] = lonOf(gps.projection, standing.xM[i]!);
+      track.lat[i] = gps.projection.lat0 + standing.yM[i]! / gps.projection.ky;
+      if (Number.isFinite(bridgeMps[i]!)) bridgeMps[i] = 0;
+    }
+  }
+
   const smooth = smoothTrack({
     n,
     xM: track.xM,
@@ -162,7 +187,6 @@ export function buildTrack(gps: CleanGps, options: TrackOptions = {}): Track {
     q: options.smootherQ ?? 4,
   });
   // OBD speed is a measurement in a GPS gap too, Doppler or not.
-  const obdGrid = options.obd && options.obd.length > 0 ? obdSpeedOnGrid(options.obd, t0Ms, n) : null;
   const obdSpeed = useDoppler ? null : obdGrid;
   track.speedSource = useDoppler ? 'gps-doppler' : obdSpeed ? 'obd' : 'gps-position';
 
@@ -177,11 +201,12 @@ export function buildTrack(gps: CleanGps, options: TrackOptions = {}): Track {
       v = bridgeMps[i]!;
     } else if (useDoppler && Number.isFinite(doppler[i]!)) v = doppler[i]!;
     else if (obdSpeed && Number.isFinite(obdSpeed[i]!)) v = obdSpeed[i]!;
-    if (v < STANDSTILL_MPS) v = 0;
+    const stands = standing !== null && !Number.isNaN(standing.xM[i]!);
+    if (v < STANDSTILL_MPS || stands) v = 0;
     track.speedMps[i] = track.broken[i] ? Number.NaN : v;
     let h = Number.NaN;
     if (useDoppler && Number.isFinite(dopplerHeading[i]!) && v >= HEADING_MIN_MPS) h = dopplerHeading[i]!;
-    else if (vSmooth >= HEADING_MIN_MPS) h = bearingDeg(smooth.vxMps[i]!, smooth.vyMps[i]!);
+    else if (vSmooth >= HEADING_MIN_MPS && !stands) h = bearingDeg(smooth.vxMps[i]!, smooth.vyMps[i]!);
     track.headingDeg[i] = track.broken[i] ? Number.NaN : h;
   }
   for (let i = 1; i < n; i++) {
@@ -273,6 +298,117 @@ export function rejectCourseOutliers(headingDeg: Float64Array, measured: Uint8Ar
     else if (mid >= 360) mid -= 360;
     headingDeg[i] = mid;
   }
+}
+
+/**
+ * Standing from positions alone, for a trace without Doppler or OBD speed (a GPX or CSV export). A window of fixes,
+ * STANDING_WINDOW_S long and STANDING_MIN_FIXES or more without a break, stands when the median positions of its
+ * thirds lie within a radius of each other and half its fixes lie within the radius of its median; the radius is
+ * twice the median reported accuracy (DEFAULT_GPS_ACCURACY_M where none is reported), within STANDING_MIN_M and
+ * STANDING_MAX_M. Driving at 5 km/h moves 55 m between the first and last thirds; a receiver's scatter, white or a
+ * slow drift, stays within the radius. The fixes from the first to the last within the radius of the window's median
+ * stand (a median ignores the vehicle still rolling to its stop). Returns, per grid second, the position that
+ * standing second is pinned to, NaN where the vehicle is not known to stand: the median of the stretch's fixes within
+ * half a window of it, so the receiver's slow drift is followed and the stretch meets the positions around it without
+ * a step the smoother would read as a harsh start. STANDING_EDGE_S seconds at each end of a stretch are left to the
+ * smoother: the vehicle may still be rolling there, and a speed cut to 0 there read as a harsh stop.
+ */
+function standingOnGrid(gps: CleanGps, t0Ms: number, n: number): { xM: Float64Array; yM: Float64Array } {
+  // At most a fix a second: at 10 Hz a window of every fix took a second per hour of trace, and finds no more.
+  const tMs: number[] = [];
+  const xM: number[] = [];
+  const yM: number[] = [];
+  const accuracyM: number[] = [];
+  const breakBefore: boolean[] = [];
+  let pendingBreak = false;
+  for (let q = 0; q < gps.count; q++) {
+    if (gps.breakBefore[q]) pendingBreak = true;
+    if (tMs.length > 0 && gps.tMs[q]! - tMs[tMs.length - 1]! < 1000) continue;
+    tMs.push(gps.tMs[q]!);
+    xM.push(gps.xM[q]!);
+    yM.push(gps.yM[q]!);
+    const a = gps.accuracyM[q]!;
+    accuracyM.push(Number.isFinite(a) ? a : DEFAULT_GPS_ACCURACY_M);
+    breakBefore.push(pendingBreak);
+    pendingBreak = false;
+  }
+  const m = tMs.length;
+  const windowMs = STANDING_WINDOW_S * 1000;
+  const centre = (from: number, to: number): [number, number] => [
+    median(xM.slice(from, to + 1)),
+    median(yM.slice(from, to + 1)),
+  ];
+  const apart = (p: [number, number], r: [number, number]) => Math.hypot(p[0] - r[0], p[1] - r[1]);
+  // +1 where a standing window starts covering grid seconds, -1 after it ends.
+  const cover = new Int32Array(n + 1);
+  let any = false;
+  let lastBreak = -1;
+  for (let j = 0, k = 0; j < m; j++) {
+    if (k < j) k = j;
+    while (k + 1 < m && (tMs[k]! - tMs[j]! < windowMs || k - j + 1 < STANDING_MIN_FIXES)) {
+      k++;
+      if (breakBefore[k]) lastBreak = k;
+    }
+    if (tMs[k]! - tMs[j]! < windowMs || k - j + 1 < STANDING_MIN_FIXES) break;
+    if (lastBreak > j) continue;
+    const third = Math.floor((k - j + 1) / 3);
+    const radiusM = Math.min(
+      STANDING_MAX_M,
+      Math.max(STANDING_MIN_M, STANDING_ACCURACIES * median(accuracyM.slice(j, k + 1))),
+    );
+    const first = centre(j, j + third - 1);
+    const middle = centre(j + third, k - third);
+    const last = centre(k - third + 1, k);
+    if (apart(first, last) > radiusM || apart(first, middle) > radiusM || apart(middle, last) > radiusM) continue;
+    const all = centre(j, k);
+    const offM: number[] = [];
+    for (let q = j; q <= k; q++) offM.push(Math.hypot(xM[q]! - all[0], yM[q]! - all[1]));
+    if (median(offM) > radiusM) continue;
+    let lo = j;
+    while (offM[lo - j]! > radiusM) lo++;
+    let hi = k;
+    while (offM[hi - j]! > radiusM) hi--;
+    cover[Math.ceil((tMs[lo]! - t0Ms) / 1000)]!++;
+    cover[Math.floor((tMs[hi]! - t0Ms) / 1000) + 1]!--;
+    any = true;
+  }
+  const out = { xM: new Float64Array(n).fill(Number.NaN), yM: new Float64Array(n).fill(Number.NaN) };
+  if (!any) return out;
+  let depth = 0;
+  let start = -1;
+  let lo = 0;
+  let hi = 0;
+  for (let i = 0; i <= n; i++) {
+    if (i < n) depth += cover[i]!;
+    if (i < n && depth > 0) {
+      if (start < 0) start = i;
+      continue;
+    }
+    if (start < 0) continue;
+    const firstMs = t0Ms + start * 1000;
+    const lastMs = t0Ms + (i - 1) * 1000;
+    for (let s = start + STANDING_EDGE_S; s < i - STANDING_EDGE_S; s++) {
+      const t = t0Ms + s * 1000;
+      while (lo < m && tMs[lo]! < Math.max(firstMs, t - windowMs / 2)) lo++;
+      if (hi < lo) hi = lo;
+      while (hi < m && tMs[hi]! <= Math.min(lastMs, t + windowMs / 2)) hi++;
+      if (hi === lo) continue;
+      out.xM[s] = median(xM.slice(lo, hi));
+      out.yM[s] = median(yM.slice(lo, hi));
+    }
+    start = -1;
+  }
+  return out;
+}
+
+function lonOf(projection: LocalProjection, xM: number): number {
+  return lonDeltaDeg(projection.lon0 + xM / projection.kx, 0);
+}
+
+function median(values: readonly number[]): number {
+  const sorted = Float64Array.from(values).sort();
+  const h = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[h]! : (sorted[h - 1]! + sorted[h]!) / 2;
 }
 
 /** OBD speed on the grid, or null when OBD covers less than 80 % of it. */

@@ -239,3 +239,49 @@ export function urbanDrive(extra: readonly Phase[] = []): Phase[] {
     { stop: 15 },
   ];
 }
+
+export interface PositionOnlyOptions {
+  /** Position error per axis, metres. */
+  sigmaM: number;
+  /** Correlation time of the error, s: 0 draws it afresh per fix; above 0 it drifts (a receiver's slow random walk). */
+  tauS?: number;
+  /** Reported accuracy of every fix; absent leaves the fixes without one. */
+  accuracyM?: number;
+  seed?: number;
+}
+
+/**
+ * The GPS fixes of a batch as a GPX or CSV export gives them: positions only (no Doppler speed or course), with
+ * an error of `sigmaM` per axis added, white or drifting. Emit the batch with `gpsNoiseM: 0`.
+ */
+export function positionOnly(batch: TelemetryBatch, options: PositionOnlyOptions): TelemetryBatch {
+  const r = rng(options.seed ?? 1);
+  const sigma = options.sigmaM;
+  const tauS = options.tauS ?? 0;
+  let ex = gauss(r) * sigma;
+  let ey = gauss(r) * sigma;
+  let lastT = Number.NaN;
+  const samples = batch.samples.map((s): Sample => {
+    if (s.type !== 'gps') return s;
+    if (tauS > 0 && Number.isFinite(lastT)) {
+      const rho = Math.exp(-(s.t - lastT) / 1000 / tauS);
+      const k = sigma * Math.sqrt(1 - rho * rho);
+      ex = rho * ex + k * gauss(r);
+      ey = rho * ey + k * gauss(r);
+    } else if (tauS === 0) {
+      ex = gauss(r) * sigma;
+      ey = gauss(r) * sigma;
+    }
+    lastT = s.t;
+    const ky = 111_132;
+    const kx = 111_320 * Math.cos((s.lat * Math.PI) / 180);
+    return {
+      type: 'gps',
+      t: s.t,
+      lon: s.lon + ex / kx,
+      lat: s.lat + ey / ky,
+      ...(options.accuracyM !== undefined ? { accuracyM: options.accuracyM } : {}),
+    };
+  });
+  return { ...batch, samples };
+}
