@@ -71,6 +71,7 @@ const STANDING_ACCURACIES = 2;
 const STANDING_MIN_M = 15;
 const STANDING_MAX_M = 30;
 const STANDING_EDGE_S = 5;
+const STANDING_FAST_REJECT = 3;
 
 /** Resamples cleaned fixes onto the 1 s grid and derives speed, heading, acceleration and yaw rate. */
 export function buildTrack(gps: CleanGps, options: TrackOptions = {}): Track {
@@ -334,6 +335,20 @@ function standingOnGrid(gps: CleanGps, t0Ms: number, n: number): { xM: Float64Ar
   }
   const m = tMs.length;
   const windowMs = STANDING_WINDOW_S * 1000;
+  // Running sums, for the thirds' means: a window whose first and last thirds' means lie further apart than
+  // STANDING_FAST_REJECT radii is moving, with no median taken (the medians of every window of a 20-minute trace
+  // doubled its scoring time). The slack keeps a standing window whose mean a stray fix pulls off.
+  const sumX = new Float64Array(m + 1);
+  const sumY = new Float64Array(m + 1);
+  for (let q = 0; q < m; q++) {
+    sumX[q + 1] = sumX[q]! + xM[q]!;
+    sumY[q + 1] = sumY[q]! + yM[q]!;
+  }
+  const meanApart = (a0: number, a1: number, b0: number, b1: number) =>
+    Math.hypot(
+      (sumX[a1 + 1]! - sumX[a0]!) / (a1 - a0 + 1) - (sumX[b1 + 1]! - sumX[b0]!) / (b1 - b0 + 1),
+      (sumY[a1 + 1]! - sumY[a0]!) / (a1 - a0 + 1) - (sumY[b1 + 1]! - sumY[b0]!) / (b1 - b0 + 1),
+    );
   const centre = (from: number, to: number): [number, number] => [
     median(xM.slice(from, to + 1)),
     median(yM.slice(from, to + 1)),
@@ -356,6 +371,7 @@ function standingOnGrid(gps: CleanGps, t0Ms: number, n: number): { xM: Float64Ar
       STANDING_MAX_M,
       Math.max(STANDING_MIN_M, STANDING_ACCURACIES * median(accuracyM.slice(j, k + 1))),
     );
+    if (meanApart(j, j + third - 1, k - third + 1, k) > STANDING_FAST_REJECT * radiusM) continue;
     const first = centre(j, j + third - 1);
     const middle = centre(j + third, k - third);
     const last = centre(k - third + 1, k);
