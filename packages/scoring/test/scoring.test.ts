@@ -184,6 +184,25 @@ describe('scoreTrip', () => {
     expect(trip.summary.maxSpeedKmh).toBeLessThan(100); // was 327
   });
 
+  it('does not take OBD speeds that disagree with the positions: a doubled reading does not double the drive', () => {
+    // Positions without Doppler speeds and an OBD speed a second, as a dongle with its own GPS reports them.
+    const batch = emit(calm);
+    const fixes = batch.samples.filter((s) => s.type === 'gps');
+    const withObd = (factor: number) => ({
+      ...batch,
+      samples: [
+        ...fixes.map(({ speedMps: _, ...fix }) => fix),
+        ...fixes.map((f) => ({ type: 'obd' as const, t: f.t, speedKmh: (f.speedMps ?? 0) * 3.6 * factor })),
+      ].sort((a, b) => a.t - b.t),
+    });
+    const right = scoreTrip(withObd(1));
+    expect(right.dataQuality?.speedSource).toBe('obd');
+    const doubled = scoreTrip(withObd(2));
+    expect(doubled.dataQuality?.speedSource).toBe('gps-position');
+    expect(Math.abs(doubled.distanceKm - right.distanceKm)).toBeLessThan(0.3);
+    expect(doubled.summary.maxSpeedKmh).toBeLessThan(right.summary.maxSpeedKmh * 1.2);
+  });
+
   it('aligns a phone IMU in the device frame to the vehicle and finds the same events as a mounted one', () => {
     const device = scoreTrip(emit(harsh, { imu: 'device', seed: 2 }));
     const vehicle = scoreTrip(emit(harsh, { imu: 'vehicle', seed: 2 }));

@@ -53,11 +53,11 @@ const STANDSTILL_MPS = 0.3;
 /** A Doppler speed below this reports a standing vehicle (receivers read 0-0.5 m/s when parked). */
 const STANDING_DOPPLER_MPS = 0.5;
 /**
- * Doppler speeds are used only when they agree with the positions: over stretches of 10 s or more, at most this
- * many times the distance the positions cover (dopplerScaleRatio). Beyond it they are in another unit, and OBD or
- * the positions give the speed.
+ * Doppler (or OBD) speeds are used only when they agree with the positions: over stretches of 10 s or more, at most
+ * this many times the distance the positions cover (dopplerScaleRatio, obdScaleRatio). Beyond it they are in another
+ * unit, and OBD or the positions give the speed.
  */
-const MAX_DOPPLER_SCALE = 1.5;
+const MAX_SPEED_SCALE = 1.5;
 const DOPPLER_SCALE_STRETCH_S = 10;
 const DOPPLER_SCALE_MIN_M = 500;
 /**
@@ -103,7 +103,7 @@ export function buildTrack(gps: CleanGps, options: TrackOptions = {}): Track {
   let dopplerCount = 0;
   for (let k = 0; k < m; k++) if (Number.isFinite(gps.speedMps[k]!)) dopplerCount++;
   // A ratio of NaN (too little driving to judge) keeps the Doppler speeds.
-  const useDoppler = dopplerCount >= 0.8 * m && !(dopplerScaleRatio(gps) > MAX_DOPPLER_SCALE);
+  const useDoppler = dopplerCount >= 0.8 * m && !(dopplerScaleRatio(gps) > MAX_SPEED_SCALE);
   const doppler = new Float64Array(n).fill(Number.NaN);
   const dopplerHeading = new Float64Array(n).fill(Number.NaN);
   const measured = new Uint8Array(n);
@@ -165,7 +165,9 @@ export function buildTrack(gps: CleanGps, options: TrackOptions = {}): Track {
   if (useDoppler) rejectCourseOutliers(dopplerHeading, measured);
 
   // Positions alone: where the fixes stay put, the vehicle stands; the smoother would read their scatter as motion.
-  const obdGrid = options.obd && options.obd.length > 0 ? obdSpeedOnGrid(options.obd, t0Ms, n) : null;
+  // OBD speeds that disagree with the positions as a wrong unit does are not used (see dopplerScaleRatio).
+  const obdOnGrid = options.obd && options.obd.length > 0 ? obdSpeedOnGrid(options.obd, t0Ms, n) : null;
+  const obdGrid = obdOnGrid && !(obdScaleRatio(gps, obdOnGrid, t0Ms) > MAX_SPEED_SCALE) ? obdOnGrid : null;
   const standing = useDoppler || obdGrid ? null : standingOnGrid(gps, t0Ms, n);
   if (standing) {
     for (let i = 0; i < n; i++) {
@@ -239,6 +241,19 @@ export function buildTrack(gps: CleanGps, options: TrackOptions = {}): Track {
  * unit in the m/s field reads that unit's factor (km/h 3.6, mph 2.24, knots 1.94): a file's bare "speed" column.
  */
 function dopplerScaleRatio(gps: CleanGps): number {
+  return speedScaleRatio(gps, (q) => gps.speedMps[q]!);
+}
+
+/**
+ * The same measure for OBD speeds (their grid values at the fixes' times): an adapter reporting another unit, or a
+ * wrong scaling of the speed PID, read a 10 km drive as 20 km. NaN when too little to judge.
+ */
+function obdScaleRatio(gps: CleanGps, obdGrid: Float64Array, t0Ms: number): number {
+  return speedScaleRatio(gps, (q) => obdGrid[Math.round((gps.tMs[q]! - t0Ms) / 1000)] ?? Number.NaN);
+}
+
+/** Distance by the given speeds at the fixes over distance by the positions (see dopplerScaleRatio). */
+function speedScaleRatio(gps: CleanGps, speedAt: (fix: number) => number): number {
   let dopplerM = 0;
   let chordM = 0;
   let a = 0;
@@ -247,7 +262,7 @@ function dopplerScaleRatio(gps: CleanGps): number {
     let stretchM = 0;
     while (b + 1 < gps.count && gps.tMs[b]! - gps.tMs[a]! < DOPPLER_SCALE_STRETCH_S * 1000) {
       if (gps.breakBefore[b + 1]) break;
-      stretchM += ((gps.speedMps[b]! + gps.speedMps[b + 1]!) / 2) * ((gps.tMs[b + 1]! - gps.tMs[b]!) / 1000);
+      stretchM += ((speedAt(b) + speedAt(b + 1)) / 2) * ((gps.tMs[b + 1]! - gps.tMs[b]!) / 1000);
       b++;
     }
     const spanS = (gps.tMs[b]! - gps.tMs[a]!) / 1000;
