@@ -139,6 +139,11 @@ describe('ops routes', () => {
       ['warn', 'readiness check failed', 'database: connection refused'],
       ['info', 'ready again: every dependency answers', null],
     ]);
+    // The probes' own access lines: a 503 is the route's answer, logged as any answered request, not an error each.
+    expect(lines.filter((l) => l.msg === 'request failed')).toEqual([]);
+    expect(lines.filter((l) => l.msg === 'request' && l.statusCode === 503).map((l) => l.level)).toEqual(
+      Array(10).fill('info'),
+    );
   });
 
   it('answers 503 on /readyz when a dependency is down, without internals', async () => {

@@ -264,7 +264,9 @@ export function createHttpApp(options: CreateHttpAppOptions): FastifyInstance {
     const elapsedMs = reply.elapsedTime;
     metrics.requests.inc({ method: req.method, route, status });
     metrics.duration.observe({ method: req.method, route, status }, elapsedMs / 1000);
-    const failed = statusCode >= 500;
+    // An ops route's 503 is its verdict (/readyz: not ready), not a failure of the request: a load balancer probes
+    // every few seconds through an outage, which the route itself logs once (registerOpsRoutes).
+    const failed = statusCode >= 500 && !(statusCode === 503 && req.routeOptions.config?.ops === true);
     if (!accessLog.isLevelEnabled(failed ? 'error' : 'info')) return;
     const line = {
       reqId: req.id,
