@@ -196,21 +196,14 @@ function weighted(items: Item[], value: (i: Item) => number | null): number | nu
   return measured.reduce((a, i) => a + value(i)!, 0) / measured.length;
 }
 
-/**
- * A shown score is the true figure rounded to 0.1 (README "Vehicle profile"); its tier is the shown score's. The
- * server snaps a figure to 4 decimals before rounding it (`roundSnapped` in src/store/vehicle-window.ts, so a sum
- * added up in another order rounds the same), so a figure less than 0.00005 under a half rounds up: 56.14996 is
- * shown 56.2 (a window of model 1.1.7's trips).
- */
+/** A shown score is the true figure rounded to 0.1 (README "Vehicle profile"); its tier is the shown score's. */
 function expectScore(shown: number | null, exact: number | null, what: string) {
   if (exact === null) {
     expect(shown, what).toBeNull();
     return;
   }
   expect(shown, what).not.toBeNull();
-  expect(Math.abs(shown! - exact), `${what}: shown ${shown}, from the trips ${exact}`).toBeLessThanOrEqual(
-    0.05 + 0.00005 + 1e-9,
-  );
+  expect(Math.abs(shown! - exact), `${what}: shown ${shown}, from the trips ${exact}`).toBeLessThanOrEqual(0.05 + 1e-9);
 }
 
 /** The trend the README describes, from the two shown scores and the trips of both windows. */

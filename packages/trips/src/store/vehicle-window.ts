@@ -32,13 +32,40 @@ export function num(v: unknown): number | null {
 }
 
 /**
- * Distance-weighted mean: a 100 km trip says more about a vehicle than a 1 km one. When every trip has
- * zero distance the plain mean is used instead of dividing by zero.
+ * The distance-weighted mean, rounded to 0.1: a 100 km trip says more about a vehicle than a 1 km one. When every
+ * trip has zero distance the plain mean is used instead of dividing by zero. Rounded exactly, not by round1:
+ * scores have one decimal and distances three (the engine rounds them so), so score times distance adds up to a
+ * whole number of 0.0001 and distance to a whole number of metres. Snapped to those, both sums are the same
+ * integers whichever order they were added up in (a window's trips or its stats rows), and their quotient is
+ * rounded half up in integers. round1 snaps the mean itself to 4 decimals, which moved a mean within 0.00005
+ * under a half up: 64.94999750 (10.001 km at 64.9, 10 km at 65.0) was shown 65.0, Good, instead of 64.9, Fair.
  */
-export function weightedMean(weightedSum: number | null, weight: number | null, plainSum: number | null, n: number) {
+export function roundedMean(
+  weightedSum: number | null,
+  weight: number | null,
+  plainSum: number | null,
+  n: number,
+): number | null {
   if (n === 0) return null;
-  if (weight && weight > 0 && weightedSum !== null) return weightedSum / weight;
-  return plainSum !== null ? plainSum / n : null;
+  const metres = weight === null ? 0 : Math.round(weight * 1000);
+  // The mean times 10 is (weightedSum * 10^4) / metres, or (plainSum * 10) / n.
+  if (metres > 0 && weightedSum !== null) return roundQuotient(Math.round(weightedSum * 10_000), metres) / 10;
+  return plainSum !== null ? roundQuotient(Math.round(plainSum * 10), n) / 10 : null;
+}
+
+/** `numerator / denominator` (integers, denominator > 0, both under 2^52) rounded half up, as Math.round does. */
+function roundQuotient(numerator: number, denominator: number): number {
+  // The floating-point quotient may land on the integer next to its floor; the remainder is exact and corrects it.
+  let quotient = Math.floor(numerator / denominator);
+  let remainder = numerator - quotient * denominator;
+  if (remainder < 0) {
+    quotient -= 1;
+    remainder += denominator;
+  } else if (remainder >= denominator) {
+    quotient += 1;
+    remainder -= denominator;
+  }
+  return 2 * remainder >= denominator ? quotient + 1 : quotient;
 }
 
 /** The columns a window's sums come back in (see WindowAggregateRow), from the vehicle_stats columns. */
@@ -314,10 +341,10 @@ export interface WindowSummary {
 export function summarizeWindow(row: WindowAggregateRow | undefined, labels: Map<string, string>): WindowSummary {
   const { trips, score, tier, distanceKm, durationMin, lastTripDate } = summarizeHeadline(row);
   const themes = THEMES.map((id) => {
-    const themeScore = row
-      ? weightedMean(num(row[`${id}_w`]), num(row[`${id}_d`]), num(row[`${id}_s`]), Number(row[`${id}_n`] ?? 0))
+    const score = row
+      ? roundedMean(num(row[`${id}_w`]), num(row[`${id}_d`]), num(row[`${id}_s`]), Number(row[`${id}_n`] ?? 0))
       : null;
-    return { id, label: labels.get(id) ?? id, score: themeScore === null ? null : round1(themeScore) };
+    return { id, label: labels.get(id) ?? id, score };
   });
   let weakest: (typeof themes)[number] | undefined;
   for (const t of themes) {
@@ -341,8 +368,7 @@ export type WindowHeadline = Omit<WindowSummary, 'themes' | 'weakestTheme'>;
 /** summarizeWindow without the themes, from sums read with the `headline` columns (or all). */
 export function summarizeHeadline(row: WindowAggregateRow | undefined): WindowHeadline {
   const n = Number(row?.n ?? 0);
-  const mean = row ? weightedMean(num(row.weighted), num(row.distance), num(row.plain), n) : null;
-  const score = mean === null ? null : round1(mean);
+  const score = row ? roundedMean(num(row.weighted), num(row.distance), num(row.plain), n) : null;
   const last = row ? num(row.last) : null;
   return {
     trips: n,
@@ -378,11 +404,10 @@ export function trendOf(
   previousToMs: number,
 ): Trend {
   const prevN = Number(previous?.n ?? 0);
-  const previousMean =
+  const previousScore =
     previous && prevN > 0
-      ? weightedMean(num(previous.weighted), num(previous.distance), num(previous.plain), prevN)
+      ? roundedMean(num(previous.weighted), num(previous.distance), num(previous.plain), prevN)
       : null;
-  const previousScore = previousMean === null ? null : round1(previousMean);
   let direction: Trend['direction'] = 'insufficient_data';
   let change: number | null = null;
   if (
@@ -411,8 +436,7 @@ export interface RosterSums {
  * shown (so the two never disagree at a band's edge), and the last trip.
  */
 export function rosterEntry(r: RosterSums) {
-  const mean = weightedMean(num(r.weighted), num(r.distance), num(r.plain), Number(r.n));
-  const score = mean === null ? null : round1(mean);
+  const score = roundedMean(num(r.weighted), num(r.distance), num(r.plain), Number(r.n));
   return {
     trips: Number(r.n),
     distanceKm: round2(num(r.distance) ?? 0),
