@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
@@ -43,6 +43,33 @@ describe('backupSqlite', () => {
     }
     // Only the backup itself is left beside the store: no partial file, no journal of the copy.
     expect(readdirSync(dir).filter((f) => f.startsWith('copy') || f.startsWith('.copy'))).toEqual(['copy.db']);
+  });
+
+  it('writes a copy only its owner can read, whatever the umask, and never through a file put in its way', async () => {
+    // The copy holds every row of the store (for the trip-scoring service, every driver's GPS history and the
+    // token hashes): with the usual umask 022 it was created 0644, readable by every user of the machine.
+    const before = process.umask(0o022);
+    try {
+      const target = path.join(dir, 'private.db');
+      await backupSqlite(database.db, target);
+      expect(statSync(target).mode & 0o777).toBe(0o600);
+      // Replacing an older, world-readable backup gives the new copy the same mode.
+      const older = path.join(dir, 'older.db');
+      writeFileSync(older, 'old backup', { mode: 0o644 });
+      await backupSqlite(database.db, older, { overwrite: true });
+      expect(statSync(older).mode & 0o777).toBe(0o600);
+    } finally {
+      process.umask(before);
+    }
+    // A file put under the temporary name beforehand (in a shared folder another user may create it first, open
+    // to all) is not written through: the copy would have gone into it, keeping its owner and its mode.
+    const target = path.join(dir, 'planted.db');
+    const planted = path.join(dir, `.planted.db.partial-${process.pid}`);
+    writeFileSync(planted, '');
+    chmodSync(planted, 0o666);
+    await expect(backupSqlite(database.db, target)).rejects.toThrow(`cannot create ${planted} beside the backup`);
+    expect(existsSync(target)).toBe(false);
+    expect(statSync(planted).size).toBe(0);
   });
 
   it('refuses the live files, a missing folder and an existing file unless told to replace it', async () => {

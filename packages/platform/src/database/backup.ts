@@ -1,4 +1,4 @@
-import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import type { Kysely } from 'kysely';
@@ -25,7 +25,8 @@ export interface BackupResult {
  * file is not (the WAL and a write in progress would be missed or torn). The copy is written beside the
  * target under a temporary name, checked (`PRAGMA quick_check`) and only then renamed into place, so an
  * interrupted backup never leaves a partial file under the target's name. The target's folder must exist;
- * an existing target is replaced only with `overwrite`, and the live store's own files are refused.
+ * an existing target is replaced only with `overwrite`, and the live store's own files are refused. The copy is
+ * readable and writable by its owner only (0600).
  * PostgreSQL stores are backed up with the server's tools (pg_dump), not here.
  */
 export async function backupSqlite(
@@ -57,6 +58,15 @@ export async function backupSqlite(
   }
   const partial = path.join(folder, `.${path.basename(file)}.partial-${process.pid}`);
   const started = performance.now();
+  // The copy holds everything the store does (for the trip-scoring service: every driver's GPS history), so it
+  // is readable by its owner only, whatever the umask, as `trips drivers export` writes its file. Created here,
+  // empty (SQLite takes an empty file as an empty database, and gives its journal the file's mode), and only if
+  // nothing has that name: a file or link someone else put there beforehand is not written through.
+  try {
+    closeSync(openSync(partial, 'wx', 0o600));
+  } catch (err) {
+    throw new BackupError(`cannot create ${partial} beside the backup: ${(err as Error).message}`);
+  }
   try {
     // After a first step of 100 pages, the rest goes in one step. SQLite restarts a stepped backup whenever
     // another connection writes between two steps, so on a store that ingests all the time small steps might
