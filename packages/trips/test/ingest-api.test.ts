@@ -234,6 +234,43 @@ describe.each(testDialects())('ingest endpoint on $label', (dialect) => {
       expect(other.json().error).toContain('sends for vehicle AC-200 only');
     });
 
+    it("does not name another vehicle's trip to a device key whose Idempotency-Key that trip has", async () => {
+      // A connector key stores a trip of AC-100; a device key of AC-200 (a compromised device, say) sends under the
+      // same key. Keys are unique per fleet, so it is a 409, but the device may not see AC-100's trips: their status
+      // is a 404 for it, and the 409 named the trip id.
+      const victim = await post(JSON.stringify(gpsTrip({ startMs: Date.UTC(2026, 10, 9, 8), vehicle: 'AC-100' })), {
+        ...auth(connectorKey),
+        'content-type': 'application/json',
+        'idempotency-key': 'ac100-trip-0001',
+      });
+      expect(victim.statusCode).toBe(202);
+      const tripId = victim.json().tripId as string;
+      const status = await app.inject({ url: `/ingest/v1/trips/${tripId}`, headers: auth(deviceKey) });
+      expect(status.statusCode).toBe(404);
+
+      const probe = await post(JSON.stringify(gpsTrip({ startMs: Date.UTC(2026, 10, 9, 8) })), {
+        ...auth(deviceKey),
+        'content-type': 'application/json',
+        'idempotency-key': 'ac100-trip-0001',
+      });
+      expect(probe.statusCode).toBe(409);
+      expect(probe.json()).toEqual({
+        ok: false,
+        error:
+          'Idempotency-Key "ac100-trip-0001" was already used in this fleet for a trip of another vehicle: a new trip needs a new key',
+      });
+      expect(probe.body).not.toContain('trip_');
+
+      // The connector key, which reaches every vehicle of the fleet, is still told which trip has the key.
+      const connector = await post(JSON.stringify(gpsTrip({ startMs: Date.UTC(2026, 10, 9, 9), vehicle: 'AC-200' })), {
+        ...auth(connectorKey),
+        'content-type': 'application/json',
+        'idempotency-key': 'ac100-trip-0001',
+      });
+      expect(connector.statusCode).toBe(409);
+      expect(connector.json().error).toContain(tripId);
+    });
+
     it('refuses a vehicle outside the key fleet with 403, the same as an unknown vehicle', async () => {
       // A NUL character cannot even be a query parameter on PostgreSQL: still the same 403, not a 500.
       for (const vehicle of ['OT-100', 'ZZ-999', 'AC-100\u0000', 'x'.repeat(200)]) {

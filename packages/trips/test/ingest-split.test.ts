@@ -103,7 +103,7 @@ describe.each(testDialects())('an upload holding several drives on $label', (dia
       database = await dialect.open(tripsMigrations, { migrationTable: TRIPS_MIGRATION_TABLE });
       await claimEnvironment(database.db, 'production', database.location);
       await createFleet(database.db, { name: 'Split', fleetId: 'fleet_split' });
-      for (const plate of ['SP-1', 'SP-2', 'SP-3', 'SP-4', 'SP-5', 'SP-6']) {
+      for (const plate of ['SP-1', 'SP-2', 'SP-3', 'SP-4', 'SP-5', 'SP-6', 'SP-8', 'SP-9']) {
         await createVehicle(database.db, { fleetId: 'fleet_split', plate });
       }
       key = (await createIngestKey(database.db, { environment: 'production', fleetId: 'fleet_split' })).secret;
@@ -296,6 +296,23 @@ describe.each(testDialects())('an upload holding several drives on $label', (dia
       expect((await uploadsOf('SP-4')).map((r) => [r.idempotency_key, r.upload_trip_id])).toEqual([
         ['day-0004.2', null],
       ]);
+    });
+
+    it("names no trip of another vehicle to a device key whose upload's drive key that trip has", async () => {
+      // SP-8's trip holds the key SP-9's device would store its second drive under. The device may not see SP-8's
+      // trips (their ingest status is a 404 for it): its 409 says the key is taken, not by which trip.
+      const taken = await post('day-0008.2', { schemaVersion: 1, vehicle: 'SP-8', samples: drives[1]!.samples });
+      expect(taken.statusCode).toBe(202);
+      const device = (
+        await createIngestKey(database.db, { environment: 'production', fleetId: 'fleet_split', plate: 'SP-9' })
+      ).secret;
+      const res = await post('day-0008', day('SP-9'), { authorization: `Bearer ${device}` });
+      expect(res.statusCode).toBe(409);
+      expect(res.json().error).toBe(
+        'this upload holds 2 drives, and the key "day-0008.2" one of them would be stored under was already used in this fleet for a trip of another vehicle; nothing was stored: send the upload under another Idempotency-Key',
+      );
+      expect(res.body).not.toContain(taken.json().tripId);
+      expect(await uploadsOf('SP-9')).toEqual([]);
     });
 
     it('stores nothing when the transaction fails after the drives were written', async () => {

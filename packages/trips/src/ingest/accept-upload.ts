@@ -89,7 +89,7 @@ export async function acceptUpload(
   const driverId = upload.driverId;
 
   const existing = await findByIdempotencyKey(db, sender.fleetId, idempotencyKey);
-  if (existing) return repeatOf(db, existing, upload, idempotencyKey, preparer);
+  if (existing) return repeatOf(db, sender, existing, upload, idempotencyKey, preparer);
 
   const tripIds = upload.trips.map(() => newTripId());
   const skipped = upload.split?.skipped ?? [];
@@ -142,9 +142,9 @@ export async function acceptUpload(
     if (err instanceof UniqueViolationError) {
       // Two uploads under the same key raced; the other one won and this is its repeat (or a conflict).
       const winner = await findByIdempotencyKey(db, sender.fleetId, idempotencyKey);
-      if (winner) return repeatOf(db, winner, upload, idempotencyKey, preparer);
+      if (winner) return repeatOf(db, sender, winner, upload, idempotencyKey, preparer);
       // Not the key itself: a drive's key (`<key>.<n>`) that another trip of the fleet has.
-      if (upload.trips.length > 1) await refuseTakenDriveKey(db, sender.fleetId, idempotencyKey, upload.trips);
+      if (upload.trips.length > 1) await refuseTakenDriveKey(db, sender, idempotencyKey, upload.trips);
     }
     throw err;
   }
@@ -159,12 +159,12 @@ export class RawUploadBody {
   ) {}
 }
 
-type StoredUpload = { trip_id: string; telemetry_sha256: string; upload_trip_id: string | null };
+type StoredUpload = { trip_id: string; telemetry_sha256: string; upload_trip_id: string | null; vehicle_id: string };
 
 async function findByIdempotencyKey(db: TripsDb, fleetId: string, key: string): Promise<StoredUpload | undefined> {
   return db
     .selectFrom('trip_uploads')
-    .select(['trip_id', 'telemetry_sha256', 'upload_trip_id'])
+    .select(['trip_id', 'telemetry_sha256', 'upload_trip_id', 'vehicle_id'])
     .where('fleet_id', '=', fleetId)
     .where('idempotency_key', '=', key)
     .executeTakeFirst();
@@ -178,11 +178,16 @@ async function findByIdempotencyKey(db: TripsDb, fleetId: string, key: string): 
  */
 async function repeatOf(
   db: TripsDb,
+  sender: UploadSender,
   stored: StoredUpload,
   upload: PreparedUpload,
   key: string,
   preparer: UploadPreparer,
 ): Promise<AcceptedUpload> {
+  // A device key's upload is its own vehicle's (a repeat of another vehicle's trip cannot be the same trip), and
+  // another vehicle's trips are out of its reach: GET /ingest/v1/trips/{id} answers 404 for them, so the 409 does
+  // not name them either (it named their trip ids). The key is still taken: keys are unique per fleet.
+  if (sender.vehicleId !== null && stored.vehicle_id !== sender.vehicleId) throw keyOfAnotherVehicle(key);
   if (stored.upload_trip_id === stored.trip_id) {
     const split = await db
       .selectFrom('split_uploads')
@@ -236,14 +241,14 @@ function uploadFingerprint(upload: PreparedUpload, preparer: UploadPreparer): Pr
  */
 async function refuseTakenDriveKey(
   db: TripsDb,
-  fleetId: string,
+  sender: UploadSender,
   key: string,
   rows: ReadonlyArray<{ key: string }>,
 ): Promise<void> {
   const taken = await db
     .selectFrom('trip_uploads')
-    .select(['trip_id', 'idempotency_key'])
-    .where('fleet_id', '=', fleetId)
+    .select(['trip_id', 'idempotency_key', 'vehicle_id'])
+    .where('fleet_id', '=', sender.fleetId)
     .where(
       'idempotency_key',
       'in',
@@ -252,10 +257,23 @@ async function refuseTakenDriveKey(
     .orderBy('idempotency_key')
     .executeTakeFirst();
   if (!taken) return;
+  if (sender.vehicleId !== null && taken.vehicle_id !== sender.vehicleId) {
+    throw new IdempotencyConflictError(
+      `this upload holds ${rows.length} drives, and the key "${taken.idempotency_key}" one of them would be stored under ` +
+        'was already used in this fleet for a trip of another vehicle; nothing was stored: send the upload under another Idempotency-Key',
+    );
+  }
   throw new IdempotencyConflictError(
     `this upload holds ${rows.length} drives, which would be stored as trips under the keys "${key}", "${rows[1]!.key}"` +
       `${rows.length > 2 ? ` ... "${rows.at(-1)!.key}"` : ''}, and "${taken.idempotency_key}" was already used in this ` +
       `fleet for trip ${taken.trip_id}; nothing was stored: send the upload under another Idempotency-Key`,
+  );
+}
+
+/** The 409 for a device key whose Idempotency-Key another vehicle's trip has, naming no trip. */
+function keyOfAnotherVehicle(key: string): IdempotencyConflictError {
+  return new IdempotencyConflictError(
+    `Idempotency-Key "${key}" was already used in this fleet for a trip of another vehicle: a new trip needs a new key`,
   );
 }
 
