@@ -55,4 +55,21 @@ describe('redactUrl', () => {
     // One character more or less is not a credential of this shape.
     expect(redactUrl(`/v1/trips/${token}x`)).toBe(`/v1/trips/${token}x`);
   });
+
+  it('hides a credential after a percent-escape or with escaped characters of its own', () => {
+    const token = `trips_live_${'A1b2-C3d4_'.repeat(4)}xyz`;
+    // `Bearer <token>` or a quoted token URL-encoded into a query: the escape's last hex digit was taken for a
+    // letter of a longer word, and the token was logged as it came.
+    expect(redactUrl(`/v1/trips?authorization=Bearer%20${token}`)).toBe(
+      '/v1/trips?authorization=Bearer%20trips_live_[Redacted]',
+    );
+    expect(redactUrl(`/v1/trips?q=%22${token}%22`)).toBe('/v1/trips?q=%22trips_live_[Redacted]%22');
+    // Escaped characters of the credential itself (a client escaping more than it must) are decoded to find it.
+    expect(redactUrl(`/v1/trips/${token.replace('_live_', '%5Flive%5f').replace('A1b2', '%41%31b2')}?page=2`)).toBe(
+      '/v1/trips/trips_live_[Redacted]?page=2',
+    );
+    // Other escaped paths are logged as they came.
+    expect(redactUrl('/v1/vehicles/AB%2D123%20CD?window=30')).toBe('/v1/vehicles/AB%2D123%20CD?window=30');
+    expect(redactUrl(`/v1/trips/%20${token}x`)).toBe(`/v1/trips/%20${token}x`);
+  });
 });

@@ -35,14 +35,43 @@ const SECRET_QUERY_PARAMS = /([?&](?:token|access_token|api_key|apikey|key|passw
  * characters, docs/DESIGN.md), wherever a client put it: pasted into a path instead of the Authorization header,
  * it was logged as it came.
  */
-const ENVIRONMENT_CREDENTIAL = /(?<![A-Za-z0-9_-])([a-z]+_(?:live|sandbox)_)[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g;
+const ENVIRONMENT_CREDENTIAL =
+  /(?<=^|[^A-Za-z0-9_-]|%[0-9A-Fa-f]{2})([a-z]+_(?:live|sandbox)_)[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g;
+
+/** A percent-escape of a character a credential is written with (letters, digits, `_`, `-`): `%5F`, `%41`. */
+const ESCAPED_CREDENTIAL_CHARACTER = /%(?:2[Dd]|3[0-9]|4[1-9A-Fa-f]|5[0-9Aa]|5[Ff]|6[1-9A-Fa-f]|7[0-9Aa])/g;
+
+const holdsMarker = (text: string) => text.includes('_live_') || text.includes('_sandbox_');
+
+/**
+ * `text` with its environment credentials redacted. One right after a percent-escape (`?auth=Bearer%20trips_live_...`,
+ * `%22trips_live_...%22`) was missed, the escape's last hex digit taken for a character of a longer word, and so was
+ * one with an escaped character of its own (`trips%5Flive_...`): such a text is compared with its escapes of
+ * credential characters decoded, and logged that way when that shows a credential.
+ */
+function redactCredentials(text: string): string {
+  // Runs on every access line: the pattern only where its marker is (a third of the line's redaction cost otherwise).
+  if (text.includes('%')) {
+    const decoded = text.replace(ESCAPED_CREDENTIAL_CHARACTER, (escaped) =>
+      String.fromCharCode(Number.parseInt(escaped.slice(1), 16)),
+    );
+    if (decoded !== text && holdsMarker(decoded)) {
+      const redacted = decoded.replace(ENVIRONMENT_CREDENTIAL, '$1[Redacted]');
+      if (redacted !== decoded) return redacted;
+    }
+  }
+  return holdsMarker(text) ? text.replace(ENVIRONMENT_CREDENTIAL, '$1[Redacted]') : text;
+}
+
+/** Whether `text` holds an environment credential (`trips_live_...`, `ingest_sandbox_...`), escaped or not. */
+export function holdsCredential(text: string): boolean {
+  return redactCredentials(text) !== text;
+}
 
 /** Removes credentials from a URL or path before it is logged (query secrets, credentials, `user:password@`). */
 export function redactUrl(url: string): string {
   // The credentials end at the authority's last `@`: a password may hold an unescaped `@` of its own.
-  let out = url.replace(SECRET_QUERY_PARAMS, '$1[Redacted]');
-  // Runs on every access line: the pattern only where its marker is (a third of the line's redaction cost otherwise).
-  if (out.includes('_live_') || out.includes('_sandbox_')) out = out.replace(ENVIRONMENT_CREDENTIAL, '$1[Redacted]');
+  const out = redactCredentials(url.replace(SECRET_QUERY_PARAMS, '$1[Redacted]'));
   return out.replace(/\/\/([^/?#@:]*):([^/?#]*)@/, '//$1:[Redacted]@');
 }
 

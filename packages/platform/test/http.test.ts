@@ -43,6 +43,14 @@ describe('createHttpApp', () => {
     expect(kept.headers['x-request-id']).toBe('edge-42.abc');
     const replaced = await app.inject({ url: '/v1/things/1', headers: { 'x-request-id': 'bad id\u0000<script>' } });
     expect(replaced.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    // A credential sent as the request id (a header mapped wrongly) is not written as the id of every line.
+    const token = `trips_live_${'Zq9-'.repeat(10)}abc`;
+    const { app: logged, lines } = buildTestApp();
+    apps.push(logged);
+    const credential = await logged.inject({ url: '/v1/things/1', headers: { 'x-request-id': token } });
+    expect(credential.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(lines.length).toBeGreaterThan(0);
+    expect(JSON.stringify(lines)).not.toContain(token);
   });
 
   it('logs exactly one line per request, with the request id and no credentials', async () => {

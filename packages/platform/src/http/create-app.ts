@@ -9,7 +9,7 @@ import Fastify, {
   type FastifyServerOptions,
   LogController,
 } from 'fastify';
-import { type Logger, redactUrl } from '../logger.ts';
+import { holdsCredential, type Logger, redactUrl } from '../logger.ts';
 import { createHttpMetrics, type HttpMetrics } from './metrics.ts';
 
 export interface CreateHttpAppOptions {
@@ -140,7 +140,10 @@ export function createHttpApp(options: CreateHttpAppOptions): FastifyInstance {
     requestIdHeader: false,
     genReqId(req) {
       const incoming = req.headers[header];
-      return typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+      // A credential sent as the id (a header mapped wrongly) would be written on every line of the request.
+      return typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) && !holdsCredential(incoming)
+        ? incoming
+        : randomUUID();
     },
     // Keep-alive sockets with no request in flight are closed at once on shutdown; busy ones finish.
     forceCloseConnections: 'idle',
