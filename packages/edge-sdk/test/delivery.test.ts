@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { Sample } from '@svc/scoring';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EdgeSdk, EdgeSdkConfigError, type EdgeSdkEvent, type EdgeSdkOptions } from '../src/index.ts';
 import { drive, ManualClock } from './drive.ts';
@@ -63,6 +64,27 @@ async function waitFor(predicate: () => boolean, timeoutMs = 10_000): Promise<vo
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
+}
+
+/** Records `samples` as a device does, a second's worth per call with the clock following, ends and delivers. */
+async function driveLive(sdk: EdgeSdk, clock: ManualClock, samples: Sample[]) {
+  for (let t = T0; t <= samples.at(-1)!.t; t += 1000) {
+    sdk.recordMany(samples.filter((s) => s.t >= t && s.t < t + 1000));
+    clock.advance(1000);
+  }
+  sdk.endTrip();
+  return sdk.flush({ timeoutMs: 10_000 });
+}
+
+/** The parts of a cut drive follow each other: every sample arrives once, none falls between two trips. */
+function expectEverySampleOnce(
+  parts: Array<Array<{ type: string; t: number }>>,
+  samples: Array<{ type: string; t: number }>,
+) {
+  const keyOf = (s: { type: string; t: number }) => `${s.type}@${s.t}`;
+  const delivered = parts.flat().map(keyOf);
+  expect(new Set(delivered).size).toBe(delivered.length);
+  expect(delivered.sort()).toEqual(samples.map(keyOf).sort());
 }
 
 describe('delivery', () => {
@@ -202,12 +224,7 @@ describe('delivery', () => {
     // Ten minutes at 40 km/h with 10 Hz accelerometer readings, one second per call: about 500 kB of samples,
     // more than the server takes in one upload. Without a cut the trip is refused (413) and fails for good.
     const samples = drive({ startMs: T0, legs: [{ stop: 10 }, { move: 600, speedKmh: 40 }], accelHz: 10 });
-    for (let t = T0; t <= samples.at(-1)!.t; t += 1000) {
-      sdk.recordMany(samples.filter((s) => s.t >= t && s.t < t + 1000));
-      clock.advance(1000);
-    }
-    sdk.endTrip();
-    const result = await sdk.flush({ timeoutMs: 10_000 });
+    const result = await driveLive(sdk, clock, samples);
 
     expect(result).toMatchObject({ done: true, counts: { failed: 0, recording: 0 } });
     expect(server.requests.map((r) => r.status)).not.toContain(413);
@@ -217,10 +234,7 @@ describe('delivery', () => {
     expect(stored).toHaveLength(3);
     for (const part of stored) expect(JSON.stringify(part).length).toBeLessThan(210_000);
     // The parts follow each other: every sample of the drive arrives once, none falls between two trips.
-    const keyOf = (s: { type: string; t: number }) => `${s.type}@${s.t}`;
-    const delivered = stored.flat().map(keyOf);
-    expect(new Set(delivered).size).toBe(delivered.length);
-    expect(delivered.sort()).toEqual(samples.map(keyOf).sort());
+    expectEverySampleOnce(stored, samples);
     for (let i = 1; i < stored.length; i++) {
       expect(stored[i]![0]!.t).toBeGreaterThan(stored[i - 1]!.at(-1)!.t);
     }
@@ -231,21 +245,13 @@ describe('delivery', () => {
     const { sdk, events } = openSdk({ clock, maxTripDurationMs: 600_000 });
     // 25 minutes without a stop: a trip limited to 10 minutes of samples is cut twice.
     const samples = drive({ startMs: T0, legs: [{ stop: 10 }, { move: 1500, speedKmh: 40 }] });
-    for (let t = T0; t <= samples.at(-1)!.t; t += 1000) {
-      sdk.recordMany(samples.filter((s) => s.t >= t && s.t < t + 1000));
-      clock.advance(1000);
-    }
-    sdk.endTrip();
-    const result = await sdk.flush({ timeoutMs: 10_000 });
+    const result = await driveLive(sdk, clock, samples);
 
     expect(result).toMatchObject({ done: true, counts: { failed: 0, recording: 0 } });
     expect(events.filter((e) => e.type === 'tripEnded').map((e) => e.reason)).toEqual(['duration', 'duration', 'host']);
     const stored = server.storedTrips().map((trip) => trip.batch.samples);
     for (const part of stored) expect(part.at(-1)!.t - part[0]!.t).toBeLessThanOrEqual(600_000);
-    const keyOf = (s: { type: string; t: number }) => `${s.type}@${s.t}`;
-    const delivered = stored.flat().map(keyOf);
-    expect(new Set(delivered).size).toBe(delivered.length);
-    expect(delivered.sort()).toEqual(samples.map(keyOf).sort());
+    expectEverySampleOnce(stored, samples);
     expect(() => openSdk({ storagePath: path.join(dir, 'other.db'), maxTripDurationMs: 24 * 3_600_000 })).toThrow(
       /maxTripDurationMs must be at most 23 h/,
     );
