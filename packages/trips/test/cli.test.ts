@@ -665,44 +665,20 @@ describe('admin CLI (npx trips)', () => {
       `${folder}: 0 imported, 0 duplicates, 1 rejected\n  rejected file: cannot read it: it is a folder, not a file\n`,
     );
     expect(imported.stderr.trim().split('\n').at(-1)).toBe('trips: no trip could be imported');
-    // --force replaces a file, never a folder: the message does not suggest it.
+    // --force replaces a file, never a folder or a device: the message does not suggest it (before, /dev/null with
+    // --force was told to use --force).
     await trips('drivers', 'create', '--fleet', 'fleet_fold', '--id', 'drv-fold', '--env', 'sandbox');
-    for (const force of [[], ['--force']]) {
-      const exported = await trips(
-        'drivers',
-        'export',
-        '--fleet',
-        'fleet_fold',
-        '--id',
-        'drv-fold',
-        '--out',
-        folder,
-        ...force,
-        '--env',
-        'sandbox',
-      ).catch((e) => e);
-      expect(exported.code, force.join()).toBe(1);
-      expect(exported.stderr, force.join()).toBe(`trips: ${folder} is a folder: give the path of a file to write\n`);
-    }
-    // Nor a device: before, /dev/null with --force was told to use --force.
-    for (const force of [[], ['--force']]) {
-      const exported = await trips(
-        'drivers',
-        'export',
-        '--fleet',
-        'fleet_fold',
-        '--id',
-        'drv-fold',
-        '--out',
-        '/dev/null',
-        ...force,
-        '--env',
-        'sandbox',
-      ).catch((e) => e);
-      expect(exported.code, force.join()).toBe(1);
-      expect(exported.stderr, force.join()).toBe(
-        'trips: /dev/null exists and is not a file: give the path of a file to write\n',
-      );
+    const notAFile = [
+      [folder, `trips: ${folder} is a folder: give the path of a file to write\n`],
+      ['/dev/null', 'trips: /dev/null exists and is not a file: give the path of a file to write\n'],
+    ];
+    for (const [out, message] of notAFile) {
+      for (const force of [[], ['--force']]) {
+        const args = ['drivers', 'export', '--fleet', 'fleet_fold', '--id', 'drv-fold', '--out', out!, ...force];
+        const exported = await trips(...args, '--env', 'sandbox').catch((e) => e);
+        expect(exported.code, `${out} ${force.join()}`).toBe(1);
+        expect(exported.stderr, `${out} ${force.join()}`).toBe(message);
+      }
     }
     // A folder where the store's file should be.
     const oddDataDir = path.join(dataDir, 'odd data');
