@@ -130,6 +130,12 @@ export interface DataQuality {
   /** Seconds of GPS gaps bridged by interpolation. */
   gapS: number;
   speedSource: 'gps-doppler' | 'obd' | 'gps-position';
+  /**
+   * The fixes' white position scatter per axis, metres, estimated from the trace (each fix against the line between
+   * its neighbours, 2.5 s or closer); null when too few fixes are that close. Where the speed comes from the
+   * positions, the smoother takes it into account: the larger it is, the less a second's change counts.
+   */
+  positionScatterM: number | null;
   imu: {
     available: boolean;
     frame: 'vehicle' | 'device';

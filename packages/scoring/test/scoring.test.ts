@@ -156,6 +156,34 @@ describe('scoreTrip', () => {
     }
   });
 
+  it("does not read a position-only trace's scatter as harsh driving: the smoother takes the scatter it measures", () => {
+    // Two calm urban drives back to back, exported without speeds (GPX, CSV). Told 3 m where the fixes scatter 8 m,
+    // the smoother followed the scatter: 39-44 harsh events and a score of 54-61 at 1 Hz (12 m: 95-106, 42-46); 5 m at
+    // 0.5 Hz, where the grid between fixes also counted each fix again, 7-9 events and 76-83.
+    const calmTwice = drive([...urbanDrive(), ...urbanDrive()]);
+    const reference = scoreTrip(emit(calmTwice));
+    expect(reference.events).toEqual([]);
+    const variants = [
+      { gpsHz: 1, sigmaM: 8 },
+      { gpsHz: 1, sigmaM: 12 },
+      { gpsHz: 0.5, sigmaM: 5 },
+      { gpsHz: 0.5, sigmaM: 8 },
+    ];
+    for (const { gpsHz, sigmaM } of variants) {
+      for (const seed of [1, 2, 3]) {
+        const label = `${gpsHz} Hz, ${sigmaM} m, seed ${seed}`;
+        const trip = scoreTrip(positionOnly(emit(calmTwice, { gpsHz, gpsNoiseM: 0 }), { sigmaM, accuracyM: 5, seed }));
+        expect(trip.dataQuality?.speedSource, label).toBe('gps-position');
+        expect(trip.dataQuality?.positionScatterM, label).toBeGreaterThan(sigmaM * 0.85);
+        expect(trip.events.filter((e) => e.type.startsWith('harsh_')).length, label).toBeLessThanOrEqual(1);
+        expect(trip.overallScore, label).toBeGreaterThan(93);
+        expect(Math.abs(trip.distanceKm - reference.distanceKm), label).toBeLessThan(0.25);
+      }
+    }
+    // A receiver's own fixes scatter far less than the smoother's 3 m, and keep the smoothing they always had.
+    expect(reference.dataQuality?.positionScatterM).toBeLessThan(2);
+  });
+
   it('does not take GPS speeds in km/h, mph or knots in the m/s field for m/s: the positions give the speed', () => {
     const batch = emit(calm);
     const right = scoreTrip(batch);

@@ -247,6 +247,7 @@ function buildResult(
       positionJumps: report.jumps,
       gapS: track.gapS,
       speedSource: track.speedSource,
+      positionScatterM: Number.isFinite(track.positionScatterM) ? round(track.positionScatterM, 1) : null,
       imu: d.imu
         ? {
             available: d.imu.available,
