@@ -47,14 +47,17 @@ describe('buildTrack', () => {
       { gpsHz: 1, sigmaM: 5, tauS: 60, accuracyM: 5 },
       { gpsHz: 1, sigmaM: 3, accuracyM: 20 },
       { gpsHz: 1, sigmaM: 3, accuracyM: 40 },
+      // Scatter well beyond the 3 m the smoother assumed read 42-71 % more distance before model 1.1.15.
+      { gpsHz: 1, sigmaM: 8, accuracyM: 5 },
+      { gpsHz: 0.5, sigmaM: 8, accuracyM: 5 },
     ];
     for (const { gpsHz, ...noise } of variants) {
       const track = buildTrack(cleanGps(positionOnly(emit(crawl, { gpsHz, gpsNoiseM: 0 }), noise).samples));
       expect(track.speedSource).toBe('gps-position');
       let m = 0;
       for (let i = from + 1; i <= to; i++) m += track.stepM[i]!;
-      // Nothing of the crawl is taken for standing. The smoother alone reads 3 m of scatter as 5 % (1 Hz) to 10 %
-      // (0.5 Hz) more distance at 7 km/h, as it did before standing was detected.
+      // Nothing of the crawl is taken for standing. The smoother alone reads scatter as a little more distance at
+      // 7 km/h: 3 m as 5-7 % (1 Hz, 0.5 Hz), 8 m as 7-17 % (three seeds).
       expect(m / trueM, JSON.stringify({ gpsHz, ...noise })).toBeGreaterThan(0.98);
       expect(m / trueM, JSON.stringify({ gpsHz, ...noise })).toBeLessThan(1.12);
       // The smoother's own noise touches 0 now and then at 7 km/h; a standing stretch would be 30 s or more.
