@@ -35,6 +35,20 @@ describe('estimatePositionNoiseM', () => {
     expect(estimatePositionNoiseM(cleanGps(fixes.slice(0, 100)))).toBeGreaterThan(6);
   });
 
+  it('judges a long trace from fixes spread over all of it', () => {
+    // 12 h at 1 Hz: every second fix is judged; the scatter is 2 m in the first half and 10 m in the second.
+    const long = drive(Array.from({ length: 80 }, () => urbanDrive()).flat());
+    const batch = emit(long, { gpsNoiseM: 0 });
+    const half = batch.samples[batch.samples.length >> 1]!.t;
+    const quiet = positionOnly(batch, { sigmaM: 2, seed: 3 }).samples.filter((s) => s.t < half);
+    const loud = positionOnly(batch, { sigmaM: 10, seed: 4 }).samples.filter((s) => s.t >= half);
+    expect(quiet.length + loud.length).toBeGreaterThan(40_000);
+    const estimate = estimatePositionNoiseM(cleanGps([...quiet, ...loud]));
+    // Half the offsets at 2 m, half at 10 m: the median lies between them, not at either end.
+    expect(estimate).toBeGreaterThan(3);
+    expect(estimate).toBeLessThan(8);
+  });
+
   it('does not read a position jump that breaks the track as scatter', () => {
     const batch = emit(truth, { gpsNoiseM: 0.5 });
     const plain = estimatePositionNoiseM(cleanGps(batch.samples));
