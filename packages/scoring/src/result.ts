@@ -133,7 +133,9 @@ export interface DataQuality {
   /**
    * The fixes' white position scatter per axis, metres, estimated from the trace (each fix against the line between
    * its neighbours, 2.5 s or closer); null when too few fixes are that close. Where the speed comes from the
-   * positions, the smoother takes it into account: the larger it is, the less a second's change counts.
+   * positions, the smoother takes it into account: the larger it is, the less a second's change counts. Coordinates
+   * rounded to 4 decimals read about 0 (fixes lie exactly on their neighbours' line); the smoother then takes half
+   * the rounding step instead.
    */
   positionScatterM: number | null;
   imu: {

@@ -59,4 +59,21 @@ describe.skipIf(!existsSync(file))('the real Munich trace (../shared/data/traces
     }
     expect(['braking', 'acceleration', 'cornering', 'exposure']).toContain(trip.weakestTheme.id);
   });
+
+  it('scores the same drive exported with 4 decimals (11 m) no worse, without taking its repeats for a frozen receiver', () => {
+    const plain = scoreTrip(samples);
+    const round4 = (v: number) => Math.round(v * 1e4) / 1e4;
+    const rounded = scoreTrip(
+      samples.map((s) => (s.type === 'gps' ? { ...s, lon: round4(s.lon), lat: round4(s.lat) } : s)),
+    );
+    // Before, 370 of its 1,194 fixes were dropped as stale (57 at full precision), 332 s were bridged as gaps (50),
+    // and the smoother read the rounding's staircase as 1 more harsh cornering: 89.9 against 92.4.
+    const q = (t: typeof plain) => t.dataQuality!;
+    expect(q(rounded).droppedFixes.stale).toBeLessThanOrEqual(q(plain).droppedFixes.stale);
+    expect(q(rounded).gapS).toBeLessThanOrEqual(q(plain).gapS);
+    const harsh = (t: typeof plain) => t.events.filter((e) => e.type.startsWith('harsh_')).length;
+    expect(harsh(rounded)).toBeLessThanOrEqual(harsh(plain));
+    expect(rounded.overallScore).toBeGreaterThanOrEqual(plain.overallScore);
+    expect(Math.abs(rounded.distanceKm - plain.distanceKm)).toBeLessThan(0.1);
+  });
 });

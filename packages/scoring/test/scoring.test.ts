@@ -184,6 +184,38 @@ describe('scoreTrip', () => {
     expect(reference.dataQuality?.positionScatterM).toBeLessThan(2);
   });
 
+  it('does not read the staircase of coordinates rounded to 4 decimals (11 m) as harsh starts or a frozen receiver', () => {
+    // Eight pulls away from lights, 1.6 m/s^2 to 45 km/h, exported without speeds and with 4 decimals, as a
+    // spreadsheet keeps them. Before, 94-187 of ~1,100 fixes were dropped as stale and the smoother, told 3 m, read a
+    // harsh acceleration in one trace of four.
+    const lights = drive(
+      Array.from({ length: 8 }, (): Phase[] => [
+        { to: 45, a: 1.6 },
+        { cruise: 40 },
+        { turn: 90, over: 9 },
+        { cruise: 20 },
+        { to: 0, a: 1.8 },
+        { stop: 30 },
+      ]).flat(),
+    );
+    const round4 = (v: number) => Math.round(v * 1e4) / 1e4;
+    for (const seed of [1, 2, 3, 4]) {
+      const exported = positionOnly(emit(lights, { gpsNoiseM: 0 }), { sigmaM: 3, tauS: 30, seed });
+      const full = scoreTrip(exported);
+      const trip = scoreTrip({
+        ...exported,
+        samples: exported.samples.map((s) => (s.type === 'gps' ? { ...s, lon: round4(s.lon), lat: round4(s.lat) } : s)),
+      });
+      expect(trip.dataQuality?.droppedFixes.stale, `seed ${seed}`).toBeLessThanOrEqual(2);
+      expect(
+        trip.events.filter((e) => e.type.startsWith('harsh_')),
+        `seed ${seed}`,
+      ).toEqual([]);
+      expect(Math.abs(trip.distanceKm - full.distanceKm), `seed ${seed}`).toBeLessThan(0.1);
+      expect(trip.overallScore, `seed ${seed}`).toBeGreaterThan(99);
+    }
+  });
+
   it('does not take GPS speeds in km/h, mph or knots in the m/s field for m/s: the positions give the speed', () => {
     const batch = emit(calm);
     const right = scoreTrip(batch);

@@ -36,6 +36,34 @@ describe('cleanGps', () => {
     expect(cleanGps(stopped).report.staleFixes).toBe(0);
   });
 
+  it('keeps the repeats of a trace rounded to 4 decimals, and still drops a frozen stretch in one', () => {
+    // Northwards at 9 m/s, rounded as a spreadsheet export keeps coordinates: the latitude moves on by a step of
+    // 11.1 m, so about one fix in five repeats the one before and the next steps 11 m on (read as 11 m/s: stale).
+    const round4 = (v: number) => Math.round(v * 1e4) / 1e4;
+    const north = (count: number, mps: number) =>
+      Array.from(
+        { length: count },
+        (_, i): GpsSample => ({
+          type: 'gps',
+          t: T0 + i * 1000,
+          lon: round4(11.5),
+          lat: round4(48.1 + (i * mps) / 111_132),
+          accuracyM: 5,
+        }),
+      );
+    const rounded = north(120, 9);
+    const clean = cleanGps(rounded);
+    expect(clean.coordinateStepM).toBeCloseTo(11.11, 1);
+    expect(clean.report.staleFixes).toBe(0);
+    expect(clean.count).toBe(120);
+    // A receiver holding its fix for 20 s while the vehicle drives on at 15 m/s is stale, rounded or not.
+    const driving = north(60, 15);
+    const held = driving.map((s, i) => (i >= 20 && i < 40 ? { ...s, lat: driving[19]!.lat } : s));
+    expect(cleanGps(held).report.staleFixes).toBe(20);
+    // At 6 decimals nothing is taken for rounding.
+    expect(cleanGps(straight(60, 9)).coordinateStepM).toBe(0);
+  });
+
   it('marks a persistent jump as a break instead of inventing a drive across it', () => {
     const fixes = straight(30, 10, (i, s) => (i >= 15 ? { ...s, lon: s.lon + 0.05 } : s));
     const clean = cleanGps(fixes);

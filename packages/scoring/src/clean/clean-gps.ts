@@ -30,6 +30,11 @@ export interface CleanGps {
   accuracyM: Float64Array;
   /** 1 where the track is broken before this fix (an unexplained jump): nothing is derived across it. */
   breakBefore: Uint8Array;
+  /**
+   * The north-south step of the coordinates in metres when the trace is rounded to 4 decimals or fewer (11.1 m at
+   * 4), else 0 (see roundedStepM).
+   */
+  coordinateStepM: number;
   projection: LocalProjection;
   report: GpsCleanReport;
 }
@@ -98,8 +103,12 @@ export function cleanGps(samples: readonly Sample[]): CleanGps {
   const keep = new Uint8Array(n).fill(1);
   const dist = (a: number, b: number) => Math.hypot(x[b]! - x[a]!, y[b]! - y[a]!);
 
-  // 2. Stale runs: a position repeated exactly while the speed into or out of it says the car was moving.
-  markStaleRuns(n, t, dist, kept, keep, report);
+  // 2. Stale runs: a position repeated exactly while the speed into or out of it says the car was moving. On a
+  // rounded trace a slow vehicle repeats its rounded position and then steps on by a whole step: the step is
+  // taken off the distance into and out of a run before its speed is judged.
+  const stepM = roundedStepM(kept);
+  const moved = (a: number, b: number) => Math.max(0, dist(a, b) - stepM);
+  markStaleRuns(n, t, dist, moved, kept, keep, report);
 
   // 3. Spikes and jumps, judged by the speed implied between consecutive surviving fixes (with the
   // reported accuracies as slack, so noisy fixes at 10 Hz are not mistaken for jumps).
@@ -144,6 +153,7 @@ export function cleanGps(samples: readonly Sample[]): CleanGps {
     headingDeg: new Float64Array(m),
     accuracyM: new Float64Array(m),
     breakBefore: new Uint8Array(m),
+    coordinateStepM: stepM,
     projection,
     report,
   };
@@ -250,10 +260,42 @@ function pickDuplicate(group: readonly GpsSample[], before: GpsSample | undefine
   return pick;
 }
 
+/** Metres per degree of latitude (as the local projection takes it). */
+const M_PER_DEG_LAT = 111_132;
+/** A trace is rounded to a number of decimals when this share of its fixes lie on that grid, both coordinates. */
+const ROUNDED_SHARE = 0.9;
+
+/**
+ * The north-south step of the fixes' coordinates in metres when they are rounded to 4 decimals or fewer (11.1 m at
+ * 4, the coarsest grid most of them lie on), else 0: a CSV or spreadsheet export that kept 4 decimals. At 5 decimals
+ * (1.1 m) and more, as phones and GPX files give them, the rounding is far below a receiver's own scatter. Rounded to
+ * 11 m, a vehicle's fixes do not scatter around its path: below 40 km/h they repeat a point for a second or more and
+ * then step on by a whole step. A fix lies on a 4-decimal grid by chance once in 10,000.
+ */
+function roundedStepM(fixes: readonly GpsSample[]): number {
+  if (fixes.length === 0) return 0;
+  for (const decimals of [2, 3, 4]) {
+    const scale = 10 ** decimals;
+    let onGrid = 0;
+    for (const f of fixes) {
+      const lon = f.lon * scale;
+      const lat = f.lat * scale;
+      if (Math.abs(lon - Math.round(lon)) < 1e-6 && Math.abs(lat - Math.round(lat)) < 1e-6) onGrid++;
+    }
+    if (onGrid >= ROUNDED_SHARE * fixes.length) return M_PER_DEG_LAT / scale;
+  }
+  return 0;
+}
+
+/**
+ * Drops the repeats of a position held while the vehicle moved (see cleanGps, step 2). `moved` is the distance
+ * between two fixes that counts as movement (less the rounding step on a rounded trace); `dist` tells a repeat.
+ */
 function markStaleRuns(
   n: number,
   t: Float64Array,
   dist: (a: number, b: number) => number,
+  moved: (a: number, b: number) => number,
   fixes: readonly GpsSample[],
   keep: Uint8Array,
   report: GpsCleanReport,
@@ -271,8 +313,8 @@ function markStaleRuns(
     while (before > 0 && t[i]! - t[before]! < 1000) before--;
     let after = end + 1;
     while (after < n - 1 && t[after]! - t[end]! < 1000) after++;
-    const inMps = before >= 0 ? dist(before, i) / ((t[i]! - t[before]!) / 1000) : 0;
-    const outMps = after < n ? dist(end, after) / ((t[after]! - t[end]!) / 1000) : 0;
+    const inMps = before >= 0 ? moved(before, i) / ((t[i]! - t[before]!) / 1000) : 0;
+    const outMps = after < n ? moved(end, after) / ((t[after]! - t[end]!) / 1000) : 0;
     let receiverSaysMoving = false;
     for (let k = i + 1; k <= end; k++) {
       if ((fixes[k]!.speedMps ?? 0) > STALE_RUN_ENTRY_MPS / 2) receiverSaysMoving = true;

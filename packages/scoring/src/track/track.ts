@@ -62,9 +62,12 @@ export interface TrackOptions {
 const MIN_SMOOTHER_NOISE_M = 3;
 const MAX_SMOOTHER_NOISE_M = 30;
 
-function smootherNoiseM(scatterM: number): number {
-  if (!Number.isFinite(scatterM)) return MIN_SMOOTHER_NOISE_M;
-  return Math.min(MAX_SMOOTHER_NOISE_M, Math.max(MIN_SMOOTHER_NOISE_M, scatterM));
+function smootherNoiseM(scatterM: number, coordinateStepM: number): number {
+  // A rounded trace's error is up to half a step, and below 40 km/h it stays put for seconds and then jumps: not
+  // white, so half the step is taken, not a uniform error's step / sqrt(12). Told 3 m where coordinates were rounded
+  // to 11 m, the smoother read the staircase of a vehicle pulling away as harsh starts.
+  const floorM = Math.max(MIN_SMOOTHER_NOISE_M, coordinateStepM / 2);
+  return Math.min(MAX_SMOOTHER_NOISE_M, Number.isFinite(scatterM) ? Math.max(floorM, scatterM) : floorM);
 }
 
 const HEADING_MIN_MPS = 1.5;
@@ -210,7 +213,7 @@ export function buildTrack(gps: CleanGps, options: TrackOptions = {}): Track {
     yM: track.yM,
     measured,
     reset,
-    sigmaM: options.positionNoiseM ?? smootherNoiseM(track.positionScatterM),
+    sigmaM: options.positionNoiseM ?? smootherNoiseM(track.positionScatterM, gps.coordinateStepM),
     q: options.smootherQ ?? 4,
   });
   // OBD speed is a measurement in a GPS gap too, Doppler or not.
