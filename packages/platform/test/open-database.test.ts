@@ -1,6 +1,7 @@
-import { mkdtempSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { DatabaseUnavailableError, MigrationError, openDatabase, withTransaction } from '../src/index.ts';
@@ -18,6 +19,46 @@ describe('openDatabase', () => {
       expect(database.location).toBe(`sqlite:${path.join(dir, 'nested', 'app.db')}`);
     } finally {
       await database.close();
+    }
+  });
+
+  it('keeps the SQLite files readable by their owner only, whatever the umask, also those of an older store', async () => {
+    // The store holds everything the service keeps (the trip-scoring service: every driver's GPS history). SQLite
+    // creates it 0644 and gives its -wal and -shm the same mode: with the usual umask 022, every user of the
+    // machine could read it.
+    const dir = mkdtempSync(path.join(tmpdir(), 'private-'));
+    const mode = (file: string) => statSync(file).mode & 0o777;
+    const before = process.umask(0o022);
+    try {
+      const file = path.join(dir, 'data', 'app.db');
+      const database = await openDatabase({ sqliteFile: file });
+      try {
+        await sql`create table t (id integer)`.execute(database.db);
+        for (const f of [file, `${file}-wal`, `${file}-shm`]) expect(mode(f), f).toBe(0o600);
+      } finally {
+        await database.close();
+      }
+      // A store made before, open to every user, is narrowed at its next open, with its -wal and -shm.
+      const older = path.join(dir, 'older.db');
+      const made = new SQLite(older);
+      made.pragma('journal_mode = WAL');
+      made.exec('create table t (id integer); insert into t values (1)');
+      for (const f of [older, `${older}-wal`, `${older}-shm`]) chmodSync(f, 0o644);
+      const again = await openDatabase({ sqliteFile: older });
+      try {
+        for (const f of [older, `${older}-wal`, `${older}-shm`]) expect(mode(f), f).toBe(0o600);
+        expect((await sql<{ n: number }>`select count(*) as n from t`.execute(again.db)).rows[0]!.n).toBe(1);
+      } finally {
+        await again.close();
+        made.close();
+      }
+      // A folder found under the name is left as it is, for SQLite to refuse.
+      const folder = path.join(dir, 'folder.db');
+      mkdirSync(folder, { mode: 0o755 });
+      await expect(openDatabase({ sqliteFile: folder })).rejects.toThrow(DatabaseUnavailableError);
+      expect(mode(folder)).toBe(0o755);
+    } finally {
+      process.umask(before);
     }
   });
 

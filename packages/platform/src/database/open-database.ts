@@ -1,4 +1,4 @@
-import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { accessSync, chmodSync, closeSync, constants, existsSync, openSync, statSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { type Dialect, Kysely, type Migration, PostgresDialect, SqliteDialect, sql } from 'kysely';
@@ -109,6 +109,7 @@ function openSqlite<DB>(options: OpenDatabaseOptions): Database<DB> {
         `cannot create SQLite database ${file}: ${describeFolderProblem(path.dirname(file), err)}`,
       );
     }
+    keepSqliteFilesPrivate(file);
   }
   let handle: SQLite.Database;
   try {
@@ -151,6 +152,32 @@ function openSqlite<DB>(options: OpenDatabaseOptions): Database<DB> {
       await db.destroy();
     },
   };
+}
+
+/**
+ * Makes a store's files readable and writable by their owner only, whatever the umask. A store holds everything its
+ * service keeps (the trip-scoring service: every driver's GPS history), and SQLite creates a database 0644 and gives
+ * its -wal, -shm and -journal the database's mode, so with the usual umask 022 every user of the machine could read
+ * it. A new store is created here, empty (SQLite takes an empty file as an empty database), with mode 0600; the
+ * files of an existing one that others may read or write are narrowed to their owner (a store made before this,
+ * or copied into place). Files of another user, and anything but a file under the name, are left as they are: the
+ * open that follows says what is wrong, if anything is.
+ */
+function keepSqliteFilesPrivate(file: string): void {
+  try {
+    closeSync(openSync(file, 'wx', 0o600));
+    return;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return;
+  }
+  for (const suffix of ['', '-wal', '-shm', '-journal']) {
+    try {
+      const stat = statSync(`${file}${suffix}`);
+      if (stat.isFile() && (stat.mode & 0o077) !== 0) chmodSync(`${file}${suffix}`, stat.mode & 0o700);
+    } catch {
+      // Not there, or not this user's to change.
+    }
+  }
 }
 
 /**
