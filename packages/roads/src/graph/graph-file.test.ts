@@ -1,4 +1,15 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +37,35 @@ describe('graph file', () => {
     expect(loaded.index.search(minLon, minLat, maxLon, maxLat).length).toBe(
       city.index.search(minLon, minLat, maxLon, maxLat).length,
     );
+  });
+
+  it('writes through no file or link put beforehand where it writes its temporary copy', () => {
+    // `roads build --out` into a folder others can write (a shared folder): the temporary copy had a name anyone
+    // could foresee (the pid) and was opened whether or not something was already there. A link planted under it
+    // had the graph written into the file it points to, and a file planted under it became the graph, keeping its
+    // planter as owner (who could then change the graph the service scores against).
+    const shared = join(dir, 'shared');
+    mkdirSync(shared);
+    const victim = join(dir, 'victim.txt');
+    writeFileSync(victim, 'not a graph');
+    symlinkSync(victim, join(shared, `.linked.graph.partial-${process.pid}`));
+    const planted = join(shared, `.planted.graph.partial-${process.pid}`);
+    writeFileSync(planted, '');
+    chmodSync(planted, 0o666);
+    writeGraph(city, join(shared, 'linked.graph'));
+    writeGraph(city, join(shared, 'planted.graph'));
+    expect(readFileSync(victim, 'utf8')).toBe('not a graph');
+    expect(statSync(planted).size).toBe(0);
+    for (const name of ['linked.graph', 'planted.graph']) {
+      expect(loadGraph(join(shared, name)).edgeCount).toBe(city.edgeCount);
+    }
+    // Nothing of its own is left beside them.
+    expect(readdirSync(shared).sort()).toEqual([
+      `.linked.graph.partial-${process.pid}`,
+      `.planted.graph.partial-${process.pid}`,
+      'linked.graph',
+      'planted.graph',
+    ]);
   });
 
   it('rejects a file without the magic number', () => {

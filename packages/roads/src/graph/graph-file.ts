@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import {
   closeSync,
   existsSync,
@@ -96,10 +97,12 @@ export function writeGraph(graph: RoadGraph, path: string): void {
   if (existsSync(path) && statSync(path).isDirectory()) fail('it is a folder, not a file');
   const bytes = serialiseGraph(graph);
   // Written beside it under a temporary name, then renamed: a full disk or an interruption leaves the
-  // file as it was (or absent), never half written.
-  const partial = join(folder, `.${basename(path)}.partial-${process.pid}`);
+  // file as it was (or absent), never half written. The name cannot be foreseen and the file is created new: in a
+  // folder others can write, a link put there beforehand would have the graph written into the file it points to,
+  // and a file put there would become the graph, still its planter's to change.
+  const partial = join(folder, `.${basename(path)}.partial-${process.pid}-${randomBytes(6).toString('hex')}`);
   try {
-    const fd = openSync(partial, 'w');
+    const fd = openSync(partial, 'wx');
     try {
       let offset = 0;
       while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
