@@ -64,6 +64,11 @@ describe('redactUrl', () => {
       '/v1/trips?authorization=Bearer%20trips_live_[Redacted]',
     );
     expect(redactUrl(`/v1/trips?q=%22${token}%22`)).toBe('/v1/trips?q=%22trips_live_[Redacted]%22');
+    // Encoded twice (or more) by a client that escapes what it built from escaped parts: `%2520` is `%20` escaped.
+    expect(redactUrl(`/v1/trips?authorization=Bearer%2520${token}`)).toBe(
+      '/v1/trips?authorization=Bearer%2520trips_live_[Redacted]',
+    );
+    expect(redactUrl(`/v1/trips?q=%252522${token}`)).toBe('/v1/trips?q=%252522trips_live_[Redacted]');
     // Escaped characters of the credential itself (a client escaping more than it must) are decoded to find it.
     expect(redactUrl(`/v1/trips/${token.replace('_live_', '%5Flive%5f').replace('A1b2', '%41%31b2')}?page=2`)).toBe(
       '/v1/trips/trips_live_[Redacted]?page=2',

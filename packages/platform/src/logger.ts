@@ -33,10 +33,11 @@ const SECRET_QUERY_PARAMS = /([?&](?:token|access_token|api_key|apikey|key|passw
 /**
  * A credential that names its environment (`trips_live_...`, `ingest_sandbox_...`: a prefix, then 43 base64url
  * characters, docs/DESIGN.md), wherever a client put it: pasted into a path instead of the Authorization header,
- * it was logged as it came.
+ * it was logged as it came. A percent-escape before it may itself be escaped (`%2520`, a `%20` encoded twice by a
+ * client that escapes what it built from escaped parts): such a credential was logged as it came too.
  */
 const ENVIRONMENT_CREDENTIAL =
-  /(?<=^|[^A-Za-z0-9_-]|%[0-9A-Fa-f]{2})([a-z]+_(?:live|sandbox)_)[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g;
+  /(?<=^|[^A-Za-z0-9_-]|%(?:25)*[0-9A-Fa-f]{2})([a-z]+_(?:live|sandbox)_)[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g;
 
 /** A percent-escape of a character a credential is written with (letters, digits, `_`, `-`): `%5F`, `%41`. */
 const ESCAPED_CREDENTIAL_CHARACTER = /%(?:2[Dd]|3[0-9]|4[1-9A-Fa-f]|5[0-9Aa]|5[Ff]|6[1-9A-Fa-f]|7[0-9Aa])/g;
