@@ -38,15 +38,16 @@ describe('openDatabase', () => {
       } finally {
         await database.close();
       }
-      // A store made before, open to every user, is narrowed at its next open, with its -wal and -shm.
+      // A store made before, open to every user, is closed to users outside its owner and group at its next open,
+      // with its -wal and -shm; what its group may do is the deployment's choice, and stays.
       const older = path.join(dir, 'older.db');
       const made = new SQLite(older);
       made.pragma('journal_mode = WAL');
       made.exec('create table t (id integer); insert into t values (1)');
-      for (const f of [older, `${older}-wal`, `${older}-shm`]) chmodSync(f, 0o644);
+      for (const f of [older, `${older}-wal`, `${older}-shm`]) chmodSync(f, 0o664);
       const again = await openDatabase({ sqliteFile: older });
       try {
-        for (const f of [older, `${older}-wal`, `${older}-shm`]) expect(mode(f), f).toBe(0o600);
+        for (const f of [older, `${older}-wal`, `${older}-shm`]) expect(mode(f), f).toBe(0o660);
         expect((await sql<{ n: number }>`select count(*) as n from t`.execute(again.db)).rows[0]!.n).toBe(1);
       } finally {
         await again.close();

@@ -155,13 +155,14 @@ function openSqlite<DB>(options: OpenDatabaseOptions): Database<DB> {
 }
 
 /**
- * Makes a store's files readable and writable by their owner only, whatever the umask. A store holds everything its
- * service keeps (the trip-scoring service: every driver's GPS history), and SQLite creates a database 0644 and gives
- * its -wal, -shm and -journal the database's mode, so with the usual umask 022 every user of the machine could read
- * it. A new store is created here, empty (SQLite takes an empty file as an empty database), with mode 0600; the
- * files of an existing one that others may read or write are narrowed to their owner (a store made before this,
- * or copied into place). Files of another user, and anything but a file under the name, are left as they are: the
- * open that follows says what is wrong, if anything is.
+ * Keeps a store's files from users other than its owner, whatever the umask. A store holds everything its service
+ * keeps (the trip-scoring service: every driver's GPS history), and SQLite creates a database 0644 and gives its
+ * -wal, -shm and -journal the database's mode, so with the usual umask 022 every user of the machine could read it.
+ * A new store is created here, empty (SQLite takes an empty file as an empty database), with mode 0600. The files of
+ * an existing one (made before this, or copied into place) lose what they grant users outside their owner and group:
+ * the group's bits are left, as a deployment may share a store with a backup agent's group on purpose (PostgreSQL's
+ * data folder may be group-readable too). Files of another user, and anything but a file under the name, are left
+ * as they are: the open that follows says what is wrong, if anything is.
  */
 function keepSqliteFilesPrivate(file: string): void {
   try {
@@ -173,7 +174,7 @@ function keepSqliteFilesPrivate(file: string): void {
   for (const suffix of ['', '-wal', '-shm', '-journal']) {
     try {
       const stat = statSync(`${file}${suffix}`);
-      if (stat.isFile() && (stat.mode & 0o077) !== 0) chmodSync(`${file}${suffix}`, stat.mode & 0o700);
+      if (stat.isFile() && (stat.mode & 0o007) !== 0) chmodSync(`${file}${suffix}`, stat.mode & 0o770);
     } catch {
       // Not there, or not this user's to change.
     }
