@@ -121,6 +121,20 @@ describe('cleanGps', () => {
     for (let i = 1; i < clean.count; i++) expect(clean.tMs[i]!).toBeGreaterThan(clean.tMs[i - 1]!);
   });
 
+  it('keeps one of 200,000 fixes sharing a timestamp (a clock that stuck) without overflowing the stack', () => {
+    const stuck = Array.from({ length: 200_000 }, (_, i): GpsSample => ({
+      type: 'gps',
+      t: T0 + 60_000,
+      lon: 11.5 + 600 / KX + (i % 7) * 1e-6,
+      lat: 48.1,
+      accuracyM: i === 123_456 ? 3 : 5,
+    }));
+    const clean = cleanGps([...straight(60, 10), ...stuck]);
+    expect(clean.count).toBe(61);
+    expect(clean.report.duplicateTimes).toBe(199_999);
+    expect(clean.accuracyM[60]).toBe(3);
+  });
+
   it('keeps, of equally accurate fixes sharing a timestamp, the one on the track, whatever order they came in', () => {
     const fixes = straight(20, 15);
     // A stray second fix at the same time as fix 8, 300 m north, with the same reported accuracy.

@@ -224,7 +224,10 @@ function dropLoneFixes(n: number, keep: Uint8Array, breakBefore: Uint8Array, rep
  */
 function pickDuplicate(group: readonly GpsSample[], before: GpsSample | undefined, after: readonly GpsSample[]) {
   const accuracy = (f: GpsSample) => f.accuracyM ?? DEFAULT_GPS_ACCURACY_M;
-  const best = Math.min(...group.map(accuracy));
+  // A loop, not Math.min(...): a device whose clock stuck stamps every fix with one time, and 200,000 arguments
+  // overflowed the stack (the trip failed to score with "Maximum call stack size exceeded").
+  let best = Number.POSITIVE_INFINITY;
+  for (const f of group) best = Math.min(best, accuracy(f));
   const candidates = group.filter((f) => accuracy(f) === best);
   const t = candidates[0]!.t;
   let reference: { lon: number; lat: number } | undefined;
