@@ -21,6 +21,31 @@ describe('readCsv', () => {
     });
   });
 
+  it('reads columns whose header names a unit, converting the speed, and leaves a unit it cannot convert unread', () => {
+    const header = (speed: string) =>
+      `Time (UTC),Latitude (deg),Longitude [°],${speed},Heading (deg),Accuracy (m),Altitude (ft)`;
+    const read = (speed: string, value: string) =>
+      readCsv([header(speed), ...rows(3, (i) => `${iso(i)},48.1${i},11.57,${value},90,4,1640`)].join('\n'));
+    const expected = { type: 'gps', lat: 48.11, lon: 11.57, headingDeg: 90, accuracyM: 4 };
+    for (const [speed, value, mps] of [
+      ['Speed (km/h)', '36', 10],
+      ['Speed(m/s)', '10', 10],
+      ['speed [mph]', '22.369', 10],
+      ['Speed (knots)', '19.438', 10],
+    ] as const) {
+      const { trips, rejected } = read(speed, value);
+      expect(rejected, speed).toEqual([]);
+      // Altitude in feet is not taken for metres: that column is not read at all.
+      expect(trips[0]!.samples[1], speed).toEqual({
+        ...expected,
+        t: Date.UTC(2026, 10, 3, 10, 0, 1),
+        speedMps: expect.closeTo(mps, 3),
+      });
+    }
+    // A speed in a unit the reader does not know is left out (the positions give the speed), not read as m/s.
+    expect(read('Speed (furlongs/fortnight)', '60361').trips[0]!.samples[1]).not.toHaveProperty('speedMps');
+  });
+
   it("takes the separator from Excel's `sep=` line before the header", () => {
     const text = ['sep=;', 'lat;lon;time;speed_kmh', ...rows(3, (i) => `48,1${i};11,57;${iso(i)};36`), ''].join('\r\n');
     const { trips, rejected } = readCsv(text);
