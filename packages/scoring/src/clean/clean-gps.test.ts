@@ -122,13 +122,16 @@ describe('cleanGps', () => {
   });
 
   it('keeps one of 200,000 fixes sharing a timestamp (a clock that stuck) without overflowing the stack', () => {
-    const stuck = Array.from({ length: 200_000 }, (_, i): GpsSample => ({
-      type: 'gps',
-      t: T0 + 60_000,
-      lon: 11.5 + 600 / KX + (i % 7) * 1e-6,
-      lat: 48.1,
-      accuracyM: i === 123_456 ? 3 : 5,
-    }));
+    const stuck = Array.from(
+      { length: 200_000 },
+      (_, i): GpsSample => ({
+        type: 'gps',
+        t: T0 + 60_000,
+        lon: 11.5 + 600 / KX + (i % 7) * 1e-6,
+        lat: 48.1,
+        accuracyM: i === 123_456 ? 3 : 5,
+      }),
+    );
     const clean = cleanGps([...straight(60, 10), ...stuck]);
     expect(clean.count).toBe(61);
     expect(clean.report.duplicateTimes).toBe(199_999);
