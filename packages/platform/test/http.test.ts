@@ -36,6 +36,15 @@ describe('createHttpApp', () => {
     expect(b.headers['x-request-id']).not.toBe(a.headers['x-request-id']);
   });
 
+  it('tells browsers not to sniff any answer into another type, errors and unknown routes included', async () => {
+    const { app } = buildTestApp();
+    apps.push(app);
+    for (const url of ['/v1/things/1', '/v1/boom', '/v1/nothing-here', '/healthz']) {
+      const res = await app.inject({ url });
+      expect(res.headers['x-content-type-options'], url).toBe('nosniff');
+    }
+  });
+
   it("keeps a caller's well-formed request id and replaces a malformed one", async () => {
     const { app } = buildTestApp();
     apps.push(app);

@@ -49,6 +49,7 @@ describe('requests the HTTP parser refuses', () => {
       const res = await fetch(url, { headers });
       expect(res.status).toBe(400);
       expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
       expect(await res.json()).toEqual({ ok: false, error: message });
     }
     // The API still serves the next request.

@@ -111,7 +111,8 @@ interface Lifecycle {
 
 /**
  * The Fastify base every service builds on: request ids (caller's `x-request-id` when well-formed,
- * otherwise a UUID, echoed in the response), exactly one log line per request, per-route Prometheus
+ * otherwise a UUID, echoed in the response), `X-Content-Type-Options: nosniff` on every answer, exactly one log
+ * line per request, per-route Prometheus
  * metrics, and close behaviour suited to graceful shutdown. Routes are added by the service's
  * `buildApp(deps)`; listening is `serve()`'s job.
  */
@@ -207,6 +208,9 @@ export function createHttpApp(options: CreateHttpAppOptions): FastifyInstance {
       if (state.sent) settle(state);
     });
     reply.header(header, req.id);
+    // Every answer is data, never a page: a browser must not sniff a JSON body that echoes a client's input (an
+    // error naming a bad parameter) into HTML and run it.
+    reply.header('x-content-type-options', 'nosniff');
     if (closing && options.closing && req.routeOptions.config.ops !== true) {
       const answer = options.closing;
       reply.code(answer.statusCode).header('connection', 'close');
@@ -325,6 +329,7 @@ function clientErrorHandler(answer: (problem: ClientProblem) => ErrorAnswer) {
       socket.write(
         `HTTP/1.1 ${statusCode} ${STATUS_CODES[statusCode] ?? 'Error'}\r\n` +
           'Content-Type: application/json; charset=utf-8\r\n' +
+          'X-Content-Type-Options: nosniff\r\n' +
           `Content-Length: ${Buffer.byteLength(text)}\r\n` +
           (retryAfterS === undefined ? '' : `Retry-After: ${retryAfterS}\r\n`) +
           `Connection: close\r\n\r\n${text}`,
