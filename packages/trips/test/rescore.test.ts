@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { type Database, openDatabase } from '@svc/platform';
 import { testDialects } from '@svc/platform/testing';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +11,7 @@ import { leaseOwnerName } from '../src/service/process-liveness.ts';
 import { createFleet } from '../src/store/fleets.ts';
 import { TRIPS_MIGRATION_TABLE, tripsMigrations } from '../src/store/migrations.ts';
 import { claimEnvironment, type TripsDatabase } from '../src/store/open-trips-database.ts';
+import type { TripsSchema } from '../src/store/schema.ts';
 import { createVehicle } from '../src/store/vehicles.ts';
 import { fakeScorer } from './fixtures/fake-scorer.ts';
 import { gpsTrip } from './fixtures/telemetry.ts';
@@ -400,5 +402,56 @@ describe.each(testDialects())('rescore of failed uploads on $label', (dialect) =
       expect(open).toEqual([]);
       expect((await rescore(database, fakeScorer('m-4'), { clock: () => nowMs })).unreadableTelemetry).toHaveLength(1);
     });
+  });
+});
+
+describe('rescore beside another process writing to the SQLite store', () => {
+  let database: TripsDatabase;
+  let other: Database<TripsSchema>;
+  const nowMs = Date.now();
+
+  beforeAll(async () => {
+    database = await testDialects()[0]!.open(tripsMigrations, { migrationTable: TRIPS_MIGRATION_TABLE });
+    await claimEnvironment(database.db, 'production', database.location);
+    await buildWorld(database, { tripsPerFleet: 3, nowMs, environment: 'production' });
+    // `trips serve` scoring trips while `trips rescore` runs: a second connection to the same file.
+    other = await openDatabase<TripsSchema>({ sqliteFile: database.location.replace(/^sqlite:/, '') });
+  });
+  afterAll(async () => {
+    await other?.close();
+    await database?.close();
+  });
+
+  it('waits for the write lock the service holds instead of stopping with "database is busy"', async () => {
+    // While the first trip is scored, the other process takes the write lock for 300 ms (a long write of its
+    // own). The rescore's write transaction read first and then asked for the lock: SQLite fails that at once
+    // rather than wait (the reader's snapshot could be stale), and the two retries within ~40 ms came too soon,
+    // so the run stopped at this trip ("database is busy: database is locked") after a few seconds beside a
+    // running service.
+    const inner = fakeScorer('fake-busy');
+    let held: Promise<void> | undefined;
+    const scorer: TripScorer = {
+      modelVersion: 'fake-busy',
+      async score(input: ScoringInput) {
+        const scored = await inner.score(input);
+        if (!held) {
+          let locked!: () => void;
+          const lockTaken = new Promise<void>((resolve) => (locked = resolve));
+          held = other.db.transaction().execute(async (trx) => {
+            await sql`update fleets set name = name where fleet_id = 'fleet_alpha'`.execute(trx);
+            locked();
+            await new Promise((resolve) => setTimeout(resolve, 300));
+          });
+          await lockTaken;
+        }
+        return scored;
+      },
+      close: () => inner.close(),
+    };
+    const result = await rescore(database, scorer, { clock: () => nowMs });
+    await held;
+    expect(result).toMatchObject({ interrupted: false, rescored: 9, failed: 0, total: 9 });
+    const versions = await database.db.selectFrom('trips').select('model_version').execute();
+    expect(new Set(versions.map((v) => v.model_version))).toEqual(new Set(['fake-busy']));
   });
 });

@@ -1,8 +1,9 @@
-import { dialectOf, UniqueViolationError, withTransaction } from '@svc/platform';
+import { dialectOf, UniqueViolationError } from '@svc/platform';
 import { ForbiddenError, IdempotencyConflictError, InvalidInputError, UnauthenticatedError } from '../errors.ts';
 import { newTripId } from '../ids.ts';
 import { ensureDriver } from '../store/drivers.ts';
 import type { TripsDb } from '../store/open-trips-database.ts';
+import { withWriteTransaction } from '../store/write-transaction.ts';
 import { isRegistrablePlate, type PreparedUpload, type SkippedMovement } from './prepare-upload.ts';
 import { inlineUploadPreparer, type UploadPreparer } from './upload-preparer.ts';
 
@@ -119,7 +120,7 @@ export async function acceptUpload(
   }));
 
   try {
-    await withTransaction(db, async (trx) => {
+    await withWriteTransaction(db, async (trx) => {
       if (sender.keyId !== null) await requireKeyInForce(trx, sender.keyId);
       if (driverId !== null) await ensureDriver(trx, sender.fleetId, driverId, nowMs);
       await trx.insertInto('trip_uploads').values(values).execute();

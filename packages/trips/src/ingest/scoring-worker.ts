@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { type Logger, withTransaction } from '@svc/platform';
+import type { Logger } from '@svc/platform';
 import { isPermanentScoringError, isStoredTelemetryUnreadable, type TripScorer } from '../scoring/trip-scorer.ts';
 import { type ClaimedJob, claimJobs, failJob, markJudgedBy, releaseJob, renewLease } from '../store/job-queue.ts';
 import type { TripsDatabase } from '../store/open-trips-database.ts';
@@ -15,6 +15,7 @@ import {
 } from '../store/scored-trips.ts';
 import { isStoreFault } from '../store/store-fault.ts';
 import { machineTypeOfVehicle } from '../store/vehicles.ts';
+import { withWriteTransaction } from '../store/write-transaction.ts';
 import type { PipelineMetrics } from './pipeline-metrics.ts';
 
 export interface ScoringWorkerOptions {
@@ -332,7 +333,7 @@ export class ScoringWorker {
     const { tripId, attempts, lease } = job;
     if (attempts > this.#maxAttempts) {
       // Each earlier attempt ended without a verdict (its worker died or hung): likely a poison trip.
-      await withTransaction(this.#db.db, async (trx) => {
+      await withWriteTransaction(this.#db.db, async (trx) => {
         const failed = await failJob(trx, {
           tripId,
           lease,
@@ -385,7 +386,7 @@ export class ScoringWorker {
         ...(machineType ? { machineType } : {}),
       });
       const scoringS = (performance.now() - scoringStart) / 1000;
-      const { requeued } = await withTransaction(this.#db.db, (trx) =>
+      const { requeued } = await withWriteTransaction(this.#db.db, (trx) =>
         writeScoredTrip(
           trx,
           {
@@ -443,7 +444,7 @@ export class ScoringWorker {
       const retryAtMs = permanent || exhausted ? null : this.#clock() + retryDelayMs(attempts);
       const finalReason = exhausted && !permanent ? `${reason} (gave up after ${attempts} attempts)` : reason;
       try {
-        const status = await withTransaction(this.#db.db, async (trx) => {
+        const status = await withWriteTransaction(this.#db.db, async (trx) => {
           const failed = await failJob(trx, { tripId, lease, reason: finalReason, permanent, retryAtMs });
           // A trip scored before and queued again (an earlier trip of its driver arrived) that fails for good
           // leaves the scored list with it, as rescore takes out a trip the model can no longer score: a
@@ -525,7 +526,7 @@ export class ScoringWorker {
    * (or the claim was lost): then it fails as usual.
    */
   async #keepScore(tripId: string, lease: string, reason: string): Promise<boolean> {
-    const kept = await withTransaction(this.#db.db, async (trx) => {
+    const kept = await withWriteTransaction(this.#db.db, async (trx) => {
       const scored = await trx.selectFrom('trips').select('trip_id').where('trip_id', '=', tripId).executeTakeFirst();
       if (!scored) return false;
       const r = await trx

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { DomainError, withTransaction } from '@svc/platform';
+import { DomainError } from '@svc/platform';
 import { isDeadLocalHolder, leaseOwnerName } from '../service/process-liveness.ts';
 import type { TripsDatabase } from '../store/open-trips-database.ts';
 import { previousTripsOf } from '../store/previous-trips.ts';
 import { LocationDataDeletedError, withdrawScoredTrip, writeScoredTrip } from '../store/scored-trips.ts';
 import { isStoreFault } from '../store/store-fault.ts';
 import { machineTypeOfVehicle } from '../store/vehicles.ts';
+import { withWriteTransaction } from '../store/write-transaction.ts';
 import { isPermanentScoringError, isStoredTelemetryUnreadable, type TripScorer } from './trip-scorer.ts';
 
 export interface RescoreOptions {
@@ -254,7 +255,7 @@ export async function rescore(
                 previousTrips,
                 ...(machineType ? { machineType } : {}),
               });
-              await withTransaction(db, async (trx) => {
+              await withWriteTransaction(db, async (trx) => {
                 await writeScoredTrip(trx, ref, scored, { nowMs: clock() });
                 await recordDone(trx, upload.trip_id, 'rescored');
               });
@@ -291,7 +292,7 @@ export async function rescore(
                     { cause: err },
                   );
                 }
-                await withTransaction(db, async (trx) => {
+                await withWriteTransaction(db, async (trx) => {
                   await trx
                     .updateTable('trip_uploads')
                     .set({ last_error: `${reason} (rescore)`.slice(0, 2000) })
@@ -303,7 +304,7 @@ export async function rescore(
                 done[i + k] = true;
                 return;
               }
-              await withTransaction(db, async (trx) => {
+              await withWriteTransaction(db, async (trx) => {
                 // Later trips of the driver counted this one's driving time: they go back in the queue.
                 await withdrawScoredTrip(trx, upload.trip_id, clock());
                 await trx
