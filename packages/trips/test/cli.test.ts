@@ -354,6 +354,43 @@ describe('admin CLI (npx trips)', () => {
     // Not the import's roll of 0.5 km, a failed upload: the current model found it unscorable already.
     expect((await trips('rescore', '--env', 'sandbox')).stdout).toContain('1 rescored, 0 not scorable');
     expect(await status()).not.toContain('another model');
+
+    // A scored trip put back in the queue by an earlier trip of its driver (as a rescore that moves a trip's times
+    // leaves its driver's later trips), still at an older model: rescore skips a queued trip, so without a running
+    // service it stayed queued, and served with the old score, through any number of rescores. Now the rescore
+    // scores it after its run.
+    const again = await openTripsDatabase({ environment: 'sandbox', sqliteFile });
+    let tripId = '';
+    try {
+      await again.db.updateTable('trips').set({ model_version: '1.0.0' }).execute();
+      const row = await again.db
+        .updateTable('trip_uploads')
+        .set({ status: 'queued', model_version: '1.0.0', attempts: 0, next_attempt_at_ms: Date.now() })
+        .where('status', '=', 'scored')
+        .returning('trip_id')
+        .executeTakeFirstOrThrow();
+      tripId = row.trip_id;
+    } finally {
+      await again.close();
+    }
+    const rescored = (await trips('rescore', '--env', 'sandbox')).stdout;
+    expect(rescored).toContain(
+      '1 scored trip waiting in the queue to be scored again (an earlier trip of the driver was rescored with other times): 1 scored, 0 failed',
+    );
+    const after = JSON.parse((await trips('queue', 'status', '--env', 'sandbox', '--json')).stdout);
+    expect(after).toMatchObject({ scoredQueuedAgain: 0, scoredByOtherModels: [] });
+    expect(await status()).not.toContain('another model');
+    const check = await openTripsDatabase({ environment: 'sandbox', sqliteFile });
+    try {
+      const upload = await check.db
+        .selectFrom('trip_uploads')
+        .select(['status', 'model_version'])
+        .where('trip_id', '=', tripId)
+        .executeTakeFirstOrThrow();
+      expect(upload).toEqual({ status: 'scored', model_version: SCORING_MODEL_VERSION });
+    } finally {
+      await check.close();
+    }
   }, 180_000);
 
   it('refuses an --expires past the last representable date instead of storing a token tokens list cannot show', async () => {
