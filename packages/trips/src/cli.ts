@@ -701,25 +701,19 @@ async function scoreImported(
   const cfg = config();
   const { ensureRoadGraph } = await lazy.roadGraph();
   const { createThreadPoolScorer } = await lazy.pool();
-  const { ScoringWorker } = await lazy.worker();
-  const { SingleBar } = await lazy.progress();
   const logger = createLogger({ level: 'warn', name: 'trips' });
   const graph = await ensureRoadGraph(cfg, logger);
   const scorer = await createThreadPoolScorer({ graphFile: graph.file, threads: cfg.scoringThreads });
-  // The outcome of every trip is printed below, so the worker's per-trip warnings would only repeat it
-  // as JSON in the middle of the report.
-  const workerLogger = logger.child({}, { level: 'error' });
-  const worker = new ScoringWorker({ db, scorer, logger: workerLogger, concurrency: cfg.scoringThreads });
-  const bar = new SingleBar({ format: 'scoring   {bar} {value}/{total} trips', stream: process.stderr });
-  bar.start(trips.length, 0);
-  let outcomes: Awaited<ReturnType<typeof worker.scoreTrips>>;
+  let outcomes: JobOutcomes;
   try {
-    outcomes = await worker.scoreTrips(
+    outcomes = await scoreWithBar(
+      db,
+      scorer,
+      cfg.scoringThreads,
       trips.map((t) => t.tripId),
-      { onProgress: (settled) => bar.update(settled) },
+      'scoring  ',
     );
   } finally {
-    bar.stop();
     await scorer.close();
   }
   const count = (status: string) => outcomes.filter((o) => o.status === status).length;
@@ -763,6 +757,33 @@ async function scoreImported(
   return unscored;
 }
 
+type JobOutcomes = Awaited<ReturnType<import('./ingest/scoring-worker.ts').ScoringWorker['scoreTrips']>>;
+
+/**
+ * Scores the given queued trips, and no other job of the queue, with a progress bar labelled `label`. The outcome of
+ * every trip is for the caller to print, so the worker logs errors only (its per-trip warnings would repeat them as
+ * JSON in the middle of the report).
+ */
+async function scoreWithBar(
+  db: TripsDatabase,
+  scorer: TripScorer,
+  concurrency: number,
+  tripIds: string[],
+  label: string,
+): Promise<JobOutcomes> {
+  const { ScoringWorker } = await lazy.worker();
+  const { SingleBar } = await lazy.progress();
+  const logger = createLogger({ level: 'error', name: 'trips' });
+  const worker = new ScoringWorker({ db, scorer, logger, concurrency });
+  const bar = new SingleBar({ format: `${label} {bar} {value}/{total} trips`, stream: process.stderr });
+  bar.start(tripIds.length, 0);
+  try {
+    return await worker.scoreTrips(tripIds, { onProgress: (settled) => bar.update(settled) });
+  } finally {
+    bar.stop();
+  }
+}
+
 /**
  * After a rescore: the scored trips waiting in the queue to be scored again, scored here. A trip rescored with other
  * times puts its driver's later trips back in the queue (their fatigue context changed), and the run skips a trip it
@@ -784,21 +805,13 @@ async function scoreQueuedAgain(
     .where('next_attempt_at_ms', '<=', Date.now())
     .execute();
   if (rows.length === 0 || signal.aborted) return;
-  const { ScoringWorker } = await lazy.worker();
-  const { SingleBar } = await lazy.progress();
-  const logger = createLogger({ level: 'error', name: 'trips' });
-  const worker = new ScoringWorker({ db, scorer, logger, concurrency });
-  const bar = new SingleBar({ format: 'queued    {bar} {value}/{total} trips', stream: process.stderr });
-  bar.start(rows.length, 0);
-  let outcomes: Awaited<ReturnType<typeof worker.scoreTrips>>;
-  try {
-    outcomes = await worker.scoreTrips(
-      rows.map((r) => r.trip_id),
-      { onProgress: (settled) => bar.update(settled) },
-    );
-  } finally {
-    bar.stop();
-  }
+  const outcomes = await scoreWithBar(
+    db,
+    scorer,
+    concurrency,
+    rows.map((r) => r.trip_id),
+    'queued   ',
+  );
   const count = (status: string) => outcomes.filter((o) => o.status === status).length;
   process.stdout.write(
     `${plural(rows.length, 'scored trip')} waiting in the queue to be scored again (an earlier trip of the driver was rescored with other times): ${count('scored')} scored, ${count('failed')} failed, ${count('queued')} waiting for a retry by a running trips serve\n`,
