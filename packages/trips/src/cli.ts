@@ -14,6 +14,7 @@ import {
 } from '@svc/platform';
 import { Command, Option } from 'commander';
 import { parseDays, parseExpiry, printRows } from './cli/output.ts';
+import { countProgress } from './cli/progress.ts';
 import { refuseStoreFile, type StoreFile } from './cli/store-files.ts';
 import { type TripsConfig, tripsConfigSpec } from './config.ts';
 import { ENVIRONMENTS, type Environment, parseEnvironment } from './environment.ts';
@@ -775,7 +776,7 @@ async function scoreWithBar(
   const { SingleBar } = await lazy.progress();
   const logger = createLogger({ level: 'error', name: 'trips' });
   const worker = new ScoringWorker({ db, scorer, logger, concurrency });
-  const bar = new SingleBar({ format: `${label} {bar} {value}/{total} trips`, stream: process.stderr });
+  const bar = countProgress(SingleBar, label, process.stderr);
   bar.start(tripIds.length, 0);
   try {
     return await worker.scoreTrips(tripIds, { onProgress: (settled) => bar.update(settled) });
@@ -832,7 +833,7 @@ program
       const { SingleBar } = await lazy.progress();
       const graph = await ensureRoadGraph(cfg);
       const scorer = await createThreadPoolScorer({ graphFile: graph.file, threads: cfg.scoringThreads });
-      const bar = new SingleBar({ format: 'rescoring {bar} {value}/{total} trips', stream: process.stderr });
+      const bar = countProgress(SingleBar, 'rescoring', process.stderr);
       let started = false;
       // Ctrl-C (or a SIGTERM) finishes the trips being scored, records the run's progress and releases it, so
       // running the command again resumes at once; before, the process died holding the run for 5 minutes.
