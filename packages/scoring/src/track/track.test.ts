@@ -17,6 +17,19 @@ describe('buildTrack', () => {
     expect(err / track.n).toBeLessThan(0.2);
   });
 
+  it('pulls a wild Doppler course back at 0.5 Hz too, where the grid seconds beside a fix are interpolated', () => {
+    const truth = drive([{ to: 50, a: 1.5 }, { cruise: 120 }]);
+    const fixes = emit(truth, { gpsHz: 0.5 }).samples.filter((s) => s.type === 'gps');
+    const glitch = fixes[40]!;
+    fixes[40] = { ...glitch, headingDeg: ((glitch.headingDeg ?? 0) + 90) % 360 };
+    const track = buildTrack(cleanGps(fixes));
+    expect(track.speedSource).toBe('gps-doppler');
+    let maxYaw = 0;
+    for (const w of track.yawRateDps) if (Number.isFinite(w)) maxYaw = Math.max(maxYaw, Math.abs(w));
+    // Straight ahead: left alone (as model 1.1.15 briefly did), the glitch read 45 deg/s; pulled back, half that.
+    expect(maxYaw).toBeLessThanOrEqual(22.5 + 1e-9);
+  });
+
   it('keeps crawling at 5-8 km/h on position-only fixes as driving: only scatter that stays put is standing', () => {
     const crawl = drive([
       { stop: 10 },

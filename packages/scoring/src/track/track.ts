@@ -131,6 +131,8 @@ export function buildTrack(gps: CleanGps, options: TrackOptions = {}): Track {
   const doppler = new Float64Array(n).fill(Number.NaN);
   const dopplerHeading = new Float64Array(n).fill(Number.NaN);
   const measured = new Uint8Array(n);
+  // 1 where the grid second is on the track (no gap), fix of its own or not: what course outliers are judged over.
+  const onTrack = new Uint8Array(n);
   const reset = new Uint8Array(n);
   // Inside a gap: the speed that covers the straight line between the fixes around it in their interval.
   const bridgeMps = new Float64Array(n).fill(Number.NaN);
@@ -168,7 +170,8 @@ export function buildTrack(gps: CleanGps, options: TrackOptions = {}): Track {
     }
     // Only a grid second with a fix of its own measures the position: between fixes more than 1 s apart the grid is
     // their interpolation, and the smoother would count the same two fixes again at every second between them.
-    measured[i] = track.gap[i] || Math.min(tg - ta, tb - tg) > 500 ? 0 : 1;
+    onTrack[i] = track.gap[i] ? 0 : 1;
+    measured[i] = onTrack[i] && Math.min(tg - ta, tb - tg) <= 500 ? 1 : 0;
     if (breakPending && !track.broken[i]) {
       reset[i] = 1;
       breakPending = false;
@@ -188,7 +191,10 @@ export function buildTrack(gps: CleanGps, options: TrackOptions = {}): Track {
     }
   }
 
-  if (useDoppler) rejectCourseOutliers(dopplerHeading, measured);
+  // Over every second on the track, not only those with a fix: at 0.5 Hz a fix's neighbours on the grid are
+  // interpolated, and judged against them its wild course is still pulled back (before model 1.1.15's `measured`
+  // left it alone there, a 90-degree glitch read 45 deg/s of yaw instead of 22.5).
+  if (useDoppler) rejectCourseOutliers(dopplerHeading, onTrack);
 
   // Positions alone: where the fixes stay put, the vehicle stands; the smoother would read their scatter as motion.
   // OBD speeds that disagree with the positions as a wrong unit does are not used (see dopplerScaleRatio).
