@@ -42,6 +42,10 @@ describe('readCsv', () => {
         speedMps: expect.closeTo(mps, 3),
       });
     }
+    // A bad value is named by the column as the header writes it.
+    expect(read('Speed (km/h)', 'fast').rejected).toEqual([
+      { location: 'the file', reason: 'line 2: Speed (km/h) "fast" is not a number' },
+    ]);
     // A speed in a unit the reader does not know is left out (the positions give the speed), not read as m/s.
     expect(read('Speed (furlongs/fortnight)', '60361').trips[0]!.samples[1]).not.toHaveProperty('speedMps');
   });

@@ -121,7 +121,8 @@ export function readCsv(text: string): FileContents {
       : header.includes(';') && !header.includes(',')
         ? ';'
         : ',';
-  const names = splitLine(header, separator).map(columnName);
+  const headerCells = splitLine(header, separator);
+  const names = headerCells.map(columnName);
   const col = (kind: keyof typeof COLUMN_NAMES) =>
     names.findIndex((n) => (COLUMN_NAMES[kind] as readonly string[]).includes(n));
   const c = {
@@ -154,7 +155,8 @@ export function readCsv(text: string): FileContents {
     if (cell === undefined || cell === '') return undefined;
     const value = Number(decimal(cell));
     if (!Number.isFinite(value))
-      throw new CellError(`${names[i]} ${JSON.stringify(cell.slice(0, 40))} is not a number`);
+      // Named as the header writes it (`Speed (km/h)`), not as it was read (`speed_kmh`).
+      throw new CellError(`${headerCells[i]} ${JSON.stringify(cell.slice(0, 40))} is not a number`);
     return value;
   };
   /** The row's speed in m/s from the first speed column the header has, in its unit. */
