@@ -115,6 +115,70 @@ describe('OpenAPI document', () => {
     check('/v1/trips/{id}/route', '404', (await get(`/v1/trips/${erasedTrip}/route`)).json());
   });
 
+  it('requires every field the answers always carry, so a generated client does not type it as optional', async () => {
+    // openapi-typescript, openapi-generator and the like turn a property left out of `required` into an optional
+    // one (`endDate?: string`): a client of the document then has to test for fields the service always sends.
+    type Node = { $ref?: string; allOf?: Node[]; properties?: Record<string, Node>; required?: string[]; items?: Node };
+    const resolve = (node: Node): Node => {
+      let n = node;
+      while (n.$ref) {
+        let target: unknown = doc;
+        for (const key of n.$ref.split('/').slice(1)) target = (target as Record<string, unknown>)[key];
+        n = target as Node;
+      }
+      return n;
+    };
+    // Per object schema (by identity): its documented and required properties, and the keys of every instance.
+    const seen = new Map<
+      Node,
+      { name: string; properties: Set<string>; required: Set<string>; always: Set<string> | null }
+    >();
+    const walk = (value: unknown, node: Node, name: string) => {
+      const n = resolve(node);
+      const parts = [n, ...(n.allOf ?? []).map(resolve)];
+      if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+        const properties: Record<string, Node> = Object.assign({}, ...parts.map((p) => p.properties ?? {}));
+        if (Object.keys(properties).length === 0) return;
+        const entry = seen.get(n) ?? {
+          name,
+          properties: new Set(Object.keys(properties)),
+          required: new Set(parts.flatMap((p) => p.required ?? [])),
+          always: null,
+        };
+        const keys = new Set(Object.keys(value));
+        entry.always = entry.always ? new Set([...entry.always].filter((k) => keys.has(k))) : keys;
+        seen.set(n, entry);
+        for (const [key, child] of Object.entries(value))
+          if (properties[key]) walk(child, properties[key], `${name}.${key}`);
+      } else if (Array.isArray(value) && n.items) {
+        for (const item of value) walk(item, n.items, `${name}[]`);
+      }
+    };
+    const fleet = world.fleets[0]!;
+    const headers = { authorization: `Bearer ${fleet.token}` };
+    const tripId = fleet.tripIds[0]!;
+    for (const [pathKey, url] of [
+      ['/v1/trips', '/v1/trips?limit=100'],
+      ['/v1/trips/{id}', `/v1/trips/${tripId}`],
+      ['/v1/trips/{id}/score-breakdown', `/v1/trips/${tripId}/score-breakdown`],
+      ['/v1/trips/{id}/route', `/v1/trips/${tripId}/route`],
+      ['/v1/vehicles', '/v1/vehicles?limit=100'],
+      ['/v1/vehicles/{plate}', `/v1/vehicles/${fleet.plates[0]}`],
+      ['/v1/drivers', '/v1/drivers?limit=100'],
+      ['/v1/drivers/{driverId}', `/v1/drivers/${fleet.drivers[0]}`],
+      ['/v1/fleets', '/v1/fleets'],
+      ['/v1/fleets/{fleetId}', `/v1/fleets/${fleet.fleetId}`],
+    ] as const) {
+      const res = await app.inject({ url, headers });
+      expect(res.statusCode, url).toBe(200);
+      walk(res.json(), schemaOf(pathKey, '200') as Node, pathKey);
+    }
+    const optional = [...seen.values()].flatMap((e) =>
+      [...(e.always ?? [])].filter((k) => e.properties.has(k) && !e.required.has(k)).map((k) => `${e.name}.${k}`),
+    );
+    expect(optional).toEqual([]);
+  });
+
   it('documents the validator headers and the 304 the per-trip resources really send', async () => {
     const fleet = world.fleets[0]!;
     const tripId = fleet.tripIds[0]!;
