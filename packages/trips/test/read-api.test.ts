@@ -193,6 +193,8 @@ describe.each(testDialects())('read API on $label', (dialect) => {
         ['/v1/trips?from=2026-11-20T08:00:00+01:00', 'a "+" in a URL must be sent as %2B'],
         ['/v1/trips/not-a-trip', 'malformed trip id'],
         ['/v1/vehicles/%20%20', 'malformed plate'],
+        // A form encoder's '+' for a space is a space in the query string only: the message says how to send it.
+        ['/v1/vehicles/AB+12+CD', 'a space in the path must be sent as %20, not "+"'],
         ['/v1/vehicles/AB-1?window=3', 'window must be'],
       ] as const) {
         const res = await get(url, token);

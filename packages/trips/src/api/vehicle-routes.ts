@@ -42,8 +42,11 @@ export function registerVehicleRoutes(app: FastifyInstance, { clock, reads }: De
     const raw = req.params.plate;
     const plate = canonicalPlate(raw);
     if (!PLATE_PATTERN.test(plate)) {
+      // A form encoder (Java's URLEncoder, Python's quote_plus) writes a space as '+', which only a query string
+      // reads as one: say so when that is what made the plate malformed.
+      const plus = raw.includes('+') && PLATE_PATTERN.test(canonicalPlate(raw.replaceAll('+', ' ')));
       throw badRequest(
-        `malformed plate ${JSON.stringify(raw.slice(0, 40))}: 1-20 letters, digits, spaces, dots or dashes (URL-encode spaces)`,
+        `malformed plate ${JSON.stringify(raw.slice(0, 40))}: 1-20 letters, digits, spaces, dots or dashes (URL-encode spaces)${plus ? '; a space in the path must be sent as %20, not "+"' : ''}`,
       );
     }
     const { windowDays } = parseVehicleQuery(req.query as Record<string, unknown>);
