@@ -51,4 +51,23 @@ describe('trips configuration', () => {
       );
     }
   });
+
+  it('takes TRIPS_PUBLIC_URL and TRIPS_SANDBOX_PUBLIC_URL as http(s) base URLs, refusing anything else', () => {
+    const config = loadConfig(tripsConfigSpec, {
+      env: { TRIPS_PUBLIC_URL: 'https://api.example.com/trips/', TRIPS_SANDBOX_PUBLIC_URL: 'http://10.0.0.5:8081' },
+    });
+    expect(config.publicUrl).toBe('https://api.example.com/trips');
+    expect(config.sandboxPublicUrl).toBe('http://10.0.0.5:8081');
+    expect(loadConfig(tripsConfigSpec, { env: {} }).publicUrl).toBeUndefined();
+    for (const bad of [
+      'api.example.com',
+      'ftp://api.example.com',
+      'https://api.example.com/?x=1',
+      'https://u:p@h.example',
+    ]) {
+      expect(() => loadConfig(tripsConfigSpec, { env: { TRIPS_PUBLIC_URL: bad } })).toThrow(
+        /TRIPS_PUBLIC_URL must be an http:\/\/ or https:\/\/ base URL/,
+      );
+    }
+  });
 });

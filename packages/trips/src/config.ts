@@ -46,6 +46,33 @@ const corsOriginsSchema = z
     return list;
   });
 
+/**
+ * TRIPS_PUBLIC_URL and TRIPS_SANDBOX_PUBLIC_URL: an http(s) URL with no query or fragment (a path prefix is
+ * kept, for an API behind a proxy at /trips); a trailing slash is dropped, since the document's paths start
+ * with one.
+ */
+const publicUrlSchema = z
+  .string()
+  .optional()
+  .transform((value, ctx) => {
+    if (value === undefined || value.trim() === '') return undefined;
+    let parsed: URL | null = null;
+    try {
+      parsed = new URL(value.trim());
+    } catch {
+      parsed = null;
+    }
+    if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.search || parsed.hash || parsed.username) {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'must be an http:// or https:// base URL such as https://api.example.com, without query or credentials',
+      });
+      return z.NEVER;
+    }
+    return parsed.href.replace(/\/+$/, '');
+  });
+
 /** A whole number from `min` to `max`, `fallback` when unset; one message for every way of missing it. */
 const integerBetween = (min: number, max: number, fallback: number) => {
   const error = `must be an integer between ${min} and ${max}`;
@@ -58,6 +85,12 @@ const apiWorkersSchema = integerBetween(1, 64, 1);
 export const tripsConfigSpec = {
   ...baseConfigSpec({ prefix: 'TRIPS_', defaultPort: 3000 }),
   sandboxPort: env('TRIPS_SANDBOX_PORT', portSchema(3001), { doc: 'Port of the sandbox public API' }),
+  publicUrl: env('TRIPS_PUBLIC_URL', publicUrlSchema, {
+    doc: "Base URL clients reach the production API at (https://api.example.com, before /v1), named in the served OpenAPI document; default: this node's host and port",
+  }),
+  sandboxPublicUrl: env('TRIPS_SANDBOX_PUBLIC_URL', publicUrlSchema, {
+    doc: "Base URL clients reach the sandbox API at, named in the served OpenAPI document; default: this node's host and sandbox port",
+  }),
   ingestHost: env('TRIPS_INGEST_HOST', z.string().min(1).default('127.0.0.1'), {
     doc: 'Interface of the private ingest endpoints (keep it off the public network)',
   }),

@@ -98,6 +98,9 @@ describe.each(legs)('API worker processes on $name', (leg) => {
         DATA_DIR: dataDir,
         TRIPS_API_WORKERS: '2',
         TRIPS_SCORING_WORKER: 'off',
+        // Named in the OpenAPI document the workers serve (behind a proxy at a path prefix; the slash dropped).
+        TRIPS_PUBLIC_URL: 'https://trips.example.com/api/',
+        TRIPS_SANDBOX_PUBLIC_URL: 'https://sandbox.trips.example.com',
         ...(leg.name === 'sqlite'
           ? {}
           : {
@@ -115,6 +118,24 @@ describe.each(legs)('API worker processes on $name', (leg) => {
     });
 
     const list = () => request(`${node.apiUrl}/v1/trips`, { authorization: `Bearer ${token}` });
+
+    it('serves an OpenAPI document naming where clients reach each environment (TRIPS_PUBLIC_URL)', async () => {
+      const res = await new Promise<string>((resolve, reject) => {
+        get(`${node.apiUrl}/openapi.json`, { agent: false }, (r) => {
+          let text = '';
+          r.setEncoding('utf8');
+          r.on('data', (chunk: string) => {
+            text += chunk;
+          });
+          r.on('end', () => resolve(text));
+        }).on('error', reject);
+      });
+      const servers = (JSON.parse(res) as { servers: { variables: Record<string, { default: string }> }[] }).servers;
+      expect(servers.map((s) => Object.values(s.variables)[0]!.default)).toEqual([
+        'https://trips.example.com/api',
+        'https://sandbox.trips.example.com',
+      ]);
+    });
 
     it('serves the API from two worker processes on one port, and replaces a worker that dies', async () => {
       for (let i = 0; i < 40; i++) {

@@ -6,7 +6,7 @@ import addFormats from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApiApp } from '../src/api/build-api-app.ts';
-import { openApiText } from '../src/api/openapi-document.ts';
+import { localBaseUrl, openApiText } from '../src/api/openapi-document.ts';
 import { eraseDriver } from '../src/store/location-data.ts';
 import { openTripsDatabase, type TripsDatabase } from '../src/store/open-trips-database.ts';
 import { buildWorld, quietLogger, type World } from './fixtures/world.ts';
@@ -113,6 +113,37 @@ describe('OpenAPI document', () => {
     expect(after.trip.links.gps).toBeNull();
     check('/v1/trips/{id}', '200', after);
     check('/v1/trips/{id}/route', '404', (await get(`/v1/trips/${erasedTrip}/route`)).json());
+  });
+
+  it("names where this service listens as the servers' defaults, a wildcard interface by its loopback address", () => {
+    expect(localBaseUrl('127.0.0.1', 3000)).toBe('http://127.0.0.1:3000');
+    expect(localBaseUrl('0.0.0.0', 8080)).toBe('http://127.0.0.1:8080');
+    expect(localBaseUrl('::', 8080)).toBe('http://[::1]:8080');
+    expect(localBaseUrl('fd00::5', 8080)).toBe('http://[fd00::5]:8080');
+    expect(localBaseUrl('api.internal', 8080)).toBe('http://api.internal:8080');
+    expect(localBaseUrl('127.0.0.1', 0)).toBeUndefined();
+  });
+
+  it("serves the servers' defaults it is given, and the document as kept in the repository otherwise", async () => {
+    const served = await buildApiApp({
+      environment: 'sandbox',
+      database,
+      logger: quietLogger(),
+      serverUrls: { production: 'http://127.0.0.1:17000', sandbox: 'http://127.0.0.1:17001' },
+    });
+    try {
+      const defaults = (body: string) =>
+        (JSON.parse(body) as { servers: { variables: Record<string, { default: string }> }[] }).servers.map(
+          (s) => Object.values(s.variables)[0]!.default,
+        );
+      expect(defaults((await served.inject({ url: '/openapi.json' })).body)).toEqual([
+        'http://127.0.0.1:17000',
+        'http://127.0.0.1:17001',
+      ]);
+      expect((await app.inject({ url: '/openapi.json' })).body).toBe(openApiText());
+    } finally {
+      await served.close();
+    }
   });
 
   it('requires every field the answers always carry, so a generated client does not type it as optional', async () => {

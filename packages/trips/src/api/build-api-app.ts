@@ -20,7 +20,7 @@ import { ApiError } from './api-error.ts';
 import { type ConfirmScope, confirmScope, type RequestScope, resolveScope } from './auth.ts';
 import { registerDriverRoutes } from './driver-routes.ts';
 import { registerFleetRoutes } from './fleet-routes.ts';
-import { openApiText } from './openapi-document.ts';
+import { type ServerUrls, servedOpenApiText } from './openapi-document.ts';
 import { registerTripRoutes } from './trip-routes.ts';
 import { registerVehicleRoutes } from './vehicle-routes.ts';
 
@@ -65,6 +65,8 @@ export interface ApiAppOptions {
    * server on a SQLite file; by default on `database`'s connection.
    */
   windowReads?: WindowReads;
+  /** Base URLs of the two environments the served OpenAPI document names (default: its own, ports 3000/3001). */
+  serverUrls?: ServerUrls;
 }
 
 /**
@@ -182,9 +184,10 @@ export async function buildApiApp(options: ApiAppOptions): Promise<FastifyInstan
     ...(sharedLimits ? { degraded: () => rateLimitDegraded(sharedLimits) } : {}),
     metricsToken: options.metricsToken,
   });
+  const openApi = servedOpenApiText(options.serverUrls ?? {});
   app.get('/openapi.json', async (_req, reply) => {
     reply.header('cache-control', 'public, max-age=300');
-    return reply.type('application/json; charset=utf-8').send(openApiText());
+    return reply.type('application/json; charset=utf-8').send(openApi);
   });
 
   await app.register(

@@ -1,5 +1,6 @@
 import { configSource, createHttpMetrics, type Logger, type Redis, type RunningServer, serve } from '@svc/platform';
 import { buildApiApp } from '../api/build-api-app.ts';
+import { localBaseUrl } from '../api/openapi-document.ts';
 import type { TripsConfig } from '../config.ts';
 import type { Environment } from '../environment.ts';
 import { buildIngestApp } from '../ingest/build-ingest-app.ts';
@@ -204,6 +205,10 @@ function buildEnvironmentApi(
     rateLimit: { perMinute: config.rateLimitPerMin, redis },
     metricsToken: config.metricsToken,
     corsOrigins: config.corsOrigins,
+    serverUrls: {
+      production: config.publicUrl ?? localBaseUrl(config.host, config.port),
+      sandbox: config.sandboxPublicUrl ?? localBaseUrl(config.host, config.sandboxPort),
+    },
     requestTimeoutMs: config.requestTimeoutMs,
     responseIdleTimeoutMs: config.responseIdleTimeoutMs,
   });
