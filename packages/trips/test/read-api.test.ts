@@ -253,6 +253,25 @@ describe.each(testDialects())('read API on $label', (dialect) => {
       }
     });
 
+    it('refuses a misspelt fleet header rather than answer for every fleet the token reaches', async () => {
+      // An admin token without x-fleet-id reads all its fleets: a client that wrote fleet-id meant one of them.
+      for (const name of ['fleet-id', 'x_fleet_id', 'X-Fleet', 'fleetid', 'x-fleet-ids']) {
+        const res = await get('/v1/trips', world.adminToken, { [name]: 'fleet_alpha' });
+        expect(res.statusCode, name).toBe(400);
+        expect(res.json()).toEqual({
+          ok: false,
+          error: `the header "${name.toLowerCase()}" is not read: the fleet scope header is x-fleet-id`,
+        });
+      }
+      // Other headers naming a fleet are the client's own business, and x-fleet-id itself is read as ever.
+      expect((await get('/v1/trips', world.adminToken, { 'x-fleet-app': 'dashboard' })).statusCode).toBe(200);
+      const narrowed = await get('/v1/trips?limit=100', world.adminToken, {
+        'x-fleet-id': 'fleet_alpha',
+        'fleet-id': 'fleet_bravo',
+      });
+      expect(narrowed.json().trips.every((t: { fleetId: string }) => t.fleetId === 'fleet_alpha')).toBe(true);
+    });
+
     it('applies a token change made by any writer from the next request on, though the token was cached', async () => {
       // The API caches what a token resolves to; the only thing telling it about a change is the database
       // (api_tokens_version, bumped by triggers), so the changes below are plain SQL, as another node,

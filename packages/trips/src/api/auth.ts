@@ -88,6 +88,26 @@ export async function resolveScope(
   return scopeFor(req, checked, true);
 }
 
+/** Header names a client may send meaning x-fleet-id, compared without case, dashes and underscores. */
+const FLEET_HEADER_LOOKALIKES = new Set([
+  'fleetid',
+  'xfleetid',
+  'xfleet',
+  'fleet',
+  'fleetids',
+  'xfleetids',
+  'xfleetsid',
+]);
+
+/** A request header that looks like x-fleet-id but is not it (`fleet-id`, `x_fleet_id`, `X-Fleet`), if any. */
+function misspeltFleetHeader(headers: FastifyRequest['headers']): string | undefined {
+  for (const name in headers) {
+    if (name.length > 13 || !name.includes('fleet') || name === 'x-fleet-id') continue;
+    if (FLEET_HEADER_LOOKALIKES.has(name.replace(/[-_]/g, ''))) return name;
+  }
+  return undefined;
+}
+
 /** The scope a checked principal gives this request (x-fleet-id narrows it), or the ApiError it fails with. */
 function scopeFor(req: FastifyRequest, checked: CheckedPrincipal, verified: boolean): RequestScope {
   const { principal, version } = checked;
@@ -111,6 +131,11 @@ function scopeFor(req: FastifyRequest, checked: CheckedPrincipal, verified: bool
     }
     if (!principal.fleets.includes(fleetId)) throw notFound(`fleet ${fleetId} not found`);
     return { ...base, fleets: [fleetId] };
+  }
+  const misspelt = misspeltFleetHeader(req.headers);
+  if (misspelt !== undefined) {
+    // Read as no scope, an admin token would answer for every fleet it reaches to a client that meant one.
+    throw badRequest(`the header ${JSON.stringify(misspelt)} is not read: the fleet scope header is x-fleet-id`);
   }
   if (!principal.admin && principal.fleets.length > 1) {
     throw new ApiError(
