@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { acceptUpload } from '../src/ingest/accept-upload.ts';
 import { buildIngestApp } from '../src/ingest/build-ingest-app.ts';
 import { ScoringWorker } from '../src/ingest/scoring-worker.ts';
+import { rescore } from '../src/scoring/rescore.ts';
 import { createFleet } from '../src/store/fleets.ts';
 import { createIngestKey } from '../src/store/ingest-keys.ts';
 import { TRIPS_MIGRATION_TABLE, tripsMigrations } from '../src/store/migrations.ts';
@@ -259,6 +260,30 @@ describe.each(testDialects())('fatigue context independent of arrival order on $
       expect(scorer.scored).toEqual(['trip-first', 'trip-second']);
       expect(await statusOf(later)).toBe('scored');
       expect(await breakdown('fleet_import', later)).toEqual({ ...inOrder, tripId: later });
+    });
+
+    it('a trip put back in the queue while `rescore` scored it is scored with the earlier trip, not overwritten by the rescore', async () => {
+      // `trips rescore` beside running nodes: while it scores the later trip, the earlier one arrives and a node scores
+      // it, which puts the later trip back in the queue, and scores that again. The rescore's result, computed without
+      // the earlier trip, must not replace it (before, it did, and the trip kept 4 minutes of continuous driving).
+      await createFleet(database.db, { name: 'fleet_rescore', fleetId: 'fleet_rescore' });
+      await createVehicle(database.db, { fleetId: 'fleet_rescore', plate: 'RS-1' });
+      const node = new ScoringWorker({ db: database, scorer: inProcessScorer(graph), logger: quietLogger(), clock });
+      const later = await upload('fleet_rescore', second('RS-1', 'drv-1'));
+      await node.drain();
+      let arrived = false;
+      const scorer = inProcessScorer(graph, async (batch) => {
+        if (batch.vehicle !== 'RS-1' || batch.clientTripId !== 'trip-second' || arrived) return;
+        arrived = true;
+        await upload('fleet_rescore', first('RS-1', 'drv-1'));
+        await node.drain();
+        expect(await breakdown('fleet_rescore', later)).toEqual({ ...inOrder, tripId: later });
+      });
+      await rescore(database, scorer, { all: true, clock });
+      expect(arrived).toBe(true);
+      await node.drain();
+      expect(await statusOf(later)).toBe('scored');
+      expect(await breakdown('fleet_rescore', later)).toEqual({ ...inOrder, tripId: later });
     });
 
     it('the ingest status of a trip queued again stays "scored": it is served all along', async () => {

@@ -3,7 +3,13 @@ import { DomainError } from '@svc/platform';
 import { isDeadLocalHolder, leaseOwnerName } from '../service/process-liveness.ts';
 import type { TripsDatabase } from '../store/open-trips-database.ts';
 import { previousTripsOf } from '../store/previous-trips.ts';
-import { LocationDataDeletedError, withdrawScoredTrip, writeScoredTrip } from '../store/scored-trips.ts';
+import {
+  LeaseLostError,
+  LocationDataDeletedError,
+  RequeuedWhileScoringError,
+  withdrawScoredTrip,
+  writeScoredTrip,
+} from '../store/scored-trips.ts';
 import { isStoreFault } from '../store/store-fault.ts';
 import { machineTypeOfVehicle } from '../store/vehicles.ts';
 import { withWriteTransaction } from '../store/write-transaction.ts';
@@ -28,6 +34,9 @@ export interface RescoreOptions {
 
 /** How long a rescore holds its run without renewing it (it renews with every batch). */
 const DEFAULT_LEASE_MS = 5 * 60_000;
+
+/** The trip was queued again, claimed or scored by a node after the run read it: the run leaves it to the queue. */
+class ChangedMeanwhile extends Error {}
 
 /** Another process is working through the same rescore run. */
 export class RescoreInProgressError extends DomainError {
@@ -248,6 +257,16 @@ export async function rescore(
               driverId: upload.driver_id,
             };
             try {
+              // Marked as this process's before its context is read: a node that puts the trip back in the queue (an
+              // earlier trip of its driver arrived), claims it or scores it meanwhile clears or replaces the mark, and
+              // this run's result, computed without what changed, is then dropped instead of replacing the node's.
+              const marked = await db
+                .updateTable('trip_uploads')
+                .set({ lease_owner: owner })
+                .where('trip_id', '=', upload.trip_id)
+                .where('status', '=', upload.status)
+                .executeTakeFirst();
+              if (marked.numUpdatedRows === 0n) throw new ChangedMeanwhile();
               const previousTrips = await previousTripsOf(db, upload);
               const machineType = await machineTypeOfVehicle(db, upload.vehicle_id);
               const scored = await scorer.score({
@@ -256,11 +275,21 @@ export async function rescore(
                 ...(machineType ? { machineType } : {}),
               });
               await withWriteTransaction(db, async (trx) => {
-                await writeScoredTrip(trx, ref, scored, { nowMs: clock() });
+                await writeScoredTrip(trx, ref, scored, { nowMs: clock(), leaseOwner: owner });
                 await recordDone(trx, upload.trip_id, 'rescored');
               });
               rescored++;
             } catch (err) {
+              if (
+                err instanceof ChangedMeanwhile ||
+                err instanceof RequeuedWhileScoringError ||
+                err instanceof LeaseLostError
+              ) {
+                // Queued again, or scored by a node, since this batch was read: the queue has it (a finished run
+                // scores the queued ones), and it is not this run's to count.
+                done[i + k] = true;
+                return;
+              }
               if (err instanceof LocationDataDeletedError) {
                 // Deleted after this batch was read: the stored score stays.
                 keptWithoutTelemetry++;
@@ -292,29 +321,47 @@ export async function rescore(
                     { cause: err },
                   );
                 }
-                await withWriteTransaction(db, async (trx) => {
-                  await trx
+                const kept = await withWriteTransaction(db, async (trx) => {
+                  const noted = await trx
                     .updateTable('trip_uploads')
-                    .set({ last_error: `${reason} (rescore)`.slice(0, 2000) })
+                    .set({ last_error: `${reason} (rescore)`.slice(0, 2000), lease_owner: null })
                     .where('trip_id', '=', upload.trip_id)
-                    .execute();
+                    .where('lease_owner', '=', owner)
+                    .executeTakeFirst();
+                  if (noted.numUpdatedRows === 0n) return false;
                   await recordDone(trx, upload.trip_id, 'failed');
+                  return true;
                 });
-                failed++;
+                if (kept) failed++;
                 done[i + k] = true;
                 return;
               }
-              await withWriteTransaction(db, async (trx) => {
+              const withdrawn = await withWriteTransaction(db, async (trx) => {
                 // Later trips of the driver counted this one's driving time: they go back in the queue.
                 await withdrawScoredTrip(trx, upload.trip_id, clock());
-                await trx
+                const marked = await trx
                   .updateTable('trip_uploads')
-                  .set({ status: 'failed', last_error: reason, model_version: modelVersion, scored_at_ms: null })
+                  .set({
+                    status: 'failed',
+                    last_error: reason,
+                    model_version: modelVersion,
+                    scored_at_ms: null,
+                    lease_owner: null,
+                  })
                   .where('trip_id', '=', upload.trip_id)
-                  .execute();
+                  .where('lease_owner', '=', owner)
+                  .executeTakeFirst();
+                // Queued again or scored by a node meanwhile: nothing of this is kept.
+                if (marked.numUpdatedRows === 0n) throw new ChangedMeanwhile();
                 await recordDone(trx, upload.trip_id, 'failed');
-              });
-              failed++;
+              }).then(
+                () => true,
+                (e: unknown) => {
+                  if (e instanceof ChangedMeanwhile) return false;
+                  throw e;
+                },
+              );
+              if (withdrawn) failed++;
             }
             done[i + k] = true;
           }),
