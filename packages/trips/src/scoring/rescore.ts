@@ -260,12 +260,15 @@ export async function rescore(
               // Marked as this process's before its context is read: a node that puts the trip back in the queue (an
               // earlier trip of its driver arrived), claims it or scores it meanwhile clears or replaces the mark, and
               // this run's result, computed without what changed, is then dropped instead of replacing the node's.
-              const marked = await db
-                .updateTable('trip_uploads')
-                .set({ lease_owner: owner })
-                .where('trip_id', '=', upload.trip_id)
-                .where('status', '=', upload.status)
-                .executeTakeFirst();
+              // A write transaction, so that on SQLite it waits for a running service's writes as the others do.
+              const marked = await withWriteTransaction(db, (trx) =>
+                trx
+                  .updateTable('trip_uploads')
+                  .set({ lease_owner: owner })
+                  .where('trip_id', '=', upload.trip_id)
+                  .where('status', '=', upload.status)
+                  .executeTakeFirst(),
+              );
               if (marked.numUpdatedRows === 0n) throw new ChangedMeanwhile();
               const previousTrips = await previousTripsOf(db, upload);
               const machineType = await machineTypeOfVehicle(db, upload.vehicle_id);
