@@ -234,6 +234,23 @@ export async function rescore(
         .limit(batchSize)
         .execute();
       if (batch.length === 0) break;
+      // The batch is marked as this process's before any of its trips' context is read: a node that puts a trip back
+      // in the queue (an earlier trip of its driver arrived), claims it or scores it meanwhile clears or replaces the
+      // mark, and this run's result, computed without what changed, is then dropped instead of replacing the node's.
+      // One write transaction for the batch (on SQLite it waits for a running service's writes as the others do): a
+      // mark per trip cost a commit, an fsync, per ~12 ms of scoring.
+      await withWriteTransaction(db, (trx) =>
+        trx
+          .updateTable('trip_uploads')
+          .set({ lease_owner: owner })
+          .where(
+            'trip_id',
+            'in',
+            batch.map((u) => u.trip_id),
+          )
+          .where('status', 'in', ['scored', 'failed'])
+          .execute(),
+      );
       const done = batch.map(() => false);
       for (let i = 0; i < batch.length; i += concurrency) {
         if (options.signal?.aborted) {
@@ -257,19 +274,14 @@ export async function rescore(
               driverId: upload.driver_id,
             };
             try {
-              // Marked as this process's before its context is read: a node that puts the trip back in the queue (an
-              // earlier trip of its driver arrived), claims it or scores it meanwhile clears or replaces the mark, and
-              // this run's result, computed without what changed, is then dropped instead of replacing the node's.
-              // A write transaction, so that on SQLite it waits for a running service's writes as the others do.
-              const marked = await withWriteTransaction(db, (trx) =>
-                trx
-                  .updateTable('trip_uploads')
-                  .set({ lease_owner: owner })
-                  .where('trip_id', '=', upload.trip_id)
-                  .where('status', '=', upload.status)
-                  .executeTakeFirst(),
-              );
-              if (marked.numUpdatedRows === 0n) throw new ChangedMeanwhile();
+              // Still marked? A trip a node took since the batch was marked is not scored for nothing (the write
+              // below checks the mark again, for a change made while this one scores).
+              const mark = await db
+                .selectFrom('trip_uploads')
+                .select('lease_owner')
+                .where('trip_id', '=', upload.trip_id)
+                .executeTakeFirst();
+              if (mark?.lease_owner !== owner) throw new ChangedMeanwhile();
               const previousTrips = await previousTripsOf(db, upload);
               const machineType = await machineTypeOfVehicle(db, upload.vehicle_id);
               const scored = await scorer.score({
