@@ -40,6 +40,23 @@ export const DRIVER_ID_PATTERN = /^[A-Za-z0-9._:@-]{1,64}$/;
 /** Plates after canonicalisation: letters, digits, space, dash, dot; 1-20 characters. */
 export const PLATE_PATTERN = /^[A-Z0-9][A-Z0-9 .-]{0,19}$/;
 
+/**
+ * The first character of a canonical plate that no plate may hold, named by its code point, or null: a Cyrillic
+ * "А" (U+0410) or a Greek "Α" (U+0391) looks like the Latin "A" the rule asks for, a "+" in a URL path is not a
+ * space, and a control character does not show at all, so the rule alone does not tell what is wrong.
+ */
+export function plateCharacterProblem(plate: string): string | null {
+  const ALLOWED = 'is not one of A-Z, 0-9, space, dot or dash';
+  for (const ch of plate) {
+    if (/[A-Z0-9 .-]/.test(ch)) continue;
+    const code = `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+    // Control and format characters (U+0000-U+001F, U+200B, ...) and combining marks (the U+0308 of a "U" and
+    // U+0308 written for "Ü") are named by their code point only: printed, they would not show, or not alone.
+    return /[\p{C}\p{M}\p{Z}]/u.test(ch) ? `${code} ${ALLOWED}` : `${code} "${ch}" ${ALLOWED}`;
+  }
+  return null;
+}
+
 /** Canonical form of a plate: trimmed, inner runs of spaces collapsed, upper case. */
 export function canonicalPlate(input: string): string {
   return input.trim().replace(/\s+/g, ' ').toUpperCase();

@@ -1,7 +1,7 @@
 import { NotFoundError, UniqueViolationError } from '@svc/platform';
 import type { MachineType } from '@svc/scoring';
 import { AlreadyExistsError, InvalidInputError } from '../errors.ts';
-import { canonicalPlate, newVehicleId, PLATE_PATTERN } from '../ids.ts';
+import { canonicalPlate, newVehicleId, PLATE_PATTERN, plateCharacterProblem } from '../ids.ts';
 import { requireFleet } from './fleets.ts';
 import type { TripsDb } from './open-trips-database.ts';
 
@@ -36,8 +36,9 @@ export interface CreateVehicleInput {
 export function parsePlate(input: string): string {
   const plate = canonicalPlate(input);
   if (!PLATE_PATTERN.test(plate)) {
+    const problem = plateCharacterProblem(plate);
     throw new InvalidInputError(
-      `plate "${input}" is invalid: 1-20 characters, letters A-Z, digits, spaces, dots or dashes, starting with a letter or digit`,
+      `plate "${input}" is invalid: 1-20 characters, letters A-Z, digits, spaces, dots or dashes, starting with a letter or digit${problem ? ` (${problem})` : ''}`,
     );
   }
   return plate;
@@ -70,6 +71,10 @@ export async function createVehicle(db: TripsDb, input: CreateVehicleInput, nowM
   const machineType = parseMachineType(input.machineType ?? 'car');
   checkMakeModel(input);
   await requireFleet(db, input.fleetId);
+  // A plate is unique across the fleets of an environment: the refusal names the fleet that holds it, which the
+  // operator's `vehicles list --fleet` of the other fleet does not show.
+  const taken = await db.selectFrom('vehicles').select('fleet_id').where('plate', '=', plate).executeTakeFirst();
+  if (taken) throw new AlreadyExistsError(alreadyExists(plate, taken.fleet_id, input.fleetId));
   const vehicle: Vehicle = {
     vehicleId: newVehicleId(),
     plate,
@@ -93,11 +98,17 @@ export async function createVehicle(db: TripsDb, input: CreateVehicleInput, nowM
       })
       .execute();
   } catch (err) {
-    if (err instanceof UniqueViolationError)
-      throw new AlreadyExistsError(`a vehicle with plate ${plate} already exists`);
+    // Registered by someone else between the look-up and the insert.
+    if (err instanceof UniqueViolationError) throw new AlreadyExistsError(alreadyExists(plate, null, input.fleetId));
     throw err;
   }
   return vehicle;
+}
+
+function alreadyExists(plate: string, holder: string | null, fleetId: string): string {
+  if (holder === fleetId) return `a vehicle with plate ${plate} already exists in fleet ${fleetId}`;
+  const where = holder ? ` in fleet ${holder}` : '';
+  return `a vehicle with plate ${plate} already exists${where}: a plate is unique across the fleets of an environment`;
 }
 
 type VehicleRow = {
