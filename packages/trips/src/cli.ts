@@ -13,7 +13,7 @@ import {
   runCli,
 } from '@svc/platform';
 import { Command, Option } from 'commander';
-import { parseDays, parseExpiry, printRows } from './cli/output.ts';
+import { parseDays, parseExpiry, parseSeed, printRows } from './cli/output.ts';
 import { countProgress } from './cli/progress.ts';
 import { refuseStoreFile, type StoreFile } from './cli/store-files.ts';
 import { type TripsConfig, tripsConfigSpec } from './config.ts';
@@ -1023,9 +1023,7 @@ roads
       });
       bar.stop();
     } else {
-      const seed = Number(opts.seed);
-      if (!Number.isInteger(seed)) throw new Error('--seed must be an integer');
-      graph = generateCity({ seed });
+      graph = generateCity({ seed: parseSeed(opts.seed) });
     }
     writeGraph(graph, opts.out);
     process.stdout.write(`${opts.out}: ${graph.edgeCount} directed edges, ${graph.nodeCount} nodes\n`);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseExpiry } from './output.ts';
+import { parseExpiry, parseSeed } from './output.ts';
 
 describe('tokens create --expires', () => {
   const now = Date.UTC(2026, 10, 21, 12);
@@ -30,6 +30,23 @@ describe('tokens create --expires', () => {
   it('refuses what is not ISO 8601 rather than guessing (a bare "1" is not the year 2001)', () => {
     for (const bad of ['1', '90', 'May 5', '12/31/2027', 'tomorrow', '90 days', '']) {
       expect(() => parseExpiry(bad, now), bad).toThrow(`--expires "${bad}" is neither a duration`);
+    }
+  });
+});
+
+describe('roads build --seed', () => {
+  it('takes an integer written in digits, signed or not', () => {
+    expect(parseSeed('7')).toBe(7);
+    expect(parseSeed('-3')).toBe(-3);
+    expect(parseSeed('+12')).toBe(12);
+    expect(parseSeed('007')).toBe(7);
+  });
+
+  it('refuses an empty seed (an unset shell variable) instead of building the city of seed 0, and other spellings', () => {
+    for (const bad of ['', ' ', ' 7', '7 ', '0x10', '1e3', '1.5', '7.0', 'abc', '9999999999999999']) {
+      expect(() => parseSeed(bad), JSON.stringify(bad)).toThrow(
+        `--seed "${bad}" must be an integer written in digits, such as 7`,
+      );
     }
   });
 });

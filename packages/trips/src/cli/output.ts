@@ -75,3 +75,13 @@ export function parseDays(value: string, option: string): number {
   }
   return days;
 }
+
+/**
+ * `roads build --seed`: an integer written in digits, with an optional sign. Number() alone read "" (`--seed "$SEED"`
+ * with the variable unset) as 0 and built another city than the one meant, and read "0x10" as 16 and "1e3" as 1000.
+ */
+export function parseSeed(value: string, option = '--seed'): number {
+  const n = /^[+-]?\d{1,15}$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(n)) throw new Error(`${option} "${value}" must be an integer written in digits, such as 7`);
+  return n;
+}
