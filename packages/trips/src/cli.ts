@@ -93,6 +93,22 @@ async function storeFiles(): Promise<StoreFile[]> {
 }
 
 const err = (text: string) => process.stderr.write(`${text}\n`);
+
+/**
+ * Writes a new secret, the one result of `tokens create` and `ingest-keys create`, and says whether the write failed:
+ * a reader gone before it (`... | vault-cli` that stopped at once) got no secret, while the command said 0 and
+ * left the credential active, held by no one.
+ */
+function writeSecret(secret: string): Promise<NodeJS.ErrnoException | null> {
+  return new Promise((resolve) => {
+    process.stdout.write(`${secret}\n`, (error) => resolve(error ?? null));
+  });
+}
+
+const undelivered = (id: string, error: NodeJS.ErrnoException) =>
+  new Error(
+    `${id} was revoked at once: its secret could not be written to the output (${error.code ?? error.message}), so no one holds it; run the command again`,
+  );
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 const program = new Command('trips')
@@ -499,7 +515,11 @@ tokens
           expiresAtMs: opts.expires !== undefined ? parseExpiry(opts.expires) : null,
           rateLimitPerMin: rate,
         });
-        process.stdout.write(`${secret}\n`);
+        const failed = await writeSecret(secret);
+        if (failed) {
+          await revokeApiToken(db.db, token.tokenId);
+          throw undelivered(token.tokenId, failed);
+        }
         err(
           `${token.tokenId}: ${environment}${token.admin ? ' admin' : ''} token for ${token.fleets.join(', ')} (owner ${token.owner}${token.expiresAt ? `, expires ${token.expiresAt}` : ''}). It is shown once: store it now.`,
         );
@@ -557,7 +577,11 @@ keys
         plate: opts.vehicle,
         name: opts.name,
       });
-      process.stdout.write(`${secret}\n`);
+      const failed = await writeSecret(secret);
+      if (failed) {
+        await revokeIngestKey(db.db, key.keyId);
+        throw undelivered(key.keyId, failed);
+      }
       err(
         `${key.keyId}: ${key.plate ? `device key for ${key.plate}` : 'connector key'} in ${key.fleetId}. It is shown once: store it now.`,
       );

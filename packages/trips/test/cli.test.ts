@@ -442,6 +442,37 @@ describe('admin CLI (npx trips)', () => {
     expect(code).toBe(0);
   }, 60_000);
 
+  it('revokes a token or ingest key whose secret its reader did not take, and fails, instead of saying 0 with one active that no one holds', async () => {
+    await trips('fleets', 'create', '--name', 'Vault fleet', '--id', 'fleet_vault', '--env', 'sandbox');
+    const withReaderGone = async (args: string[]) => {
+      const child = spawn(process.execPath, [BIN, ...args, '--env', 'sandbox'], { env });
+      // `trips tokens create ... | secret-store-cli` whose reader stopped before reading anything.
+      child.stdout.destroy();
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      return { code, stderr };
+    };
+    const token = await withReaderGone(['tokens', 'create', '--fleet', 'fleet_vault', '--owner', 'vault']);
+    expect(token.code).toBe(1);
+    expect(token.stderr).toMatch(
+      /^trips: tok_[a-z2-7]+ was revoked at once: its secret could not be written to the output \(EPIPE\), so no one holds it; run the command again\n$/,
+    );
+    const key = await withReaderGone(['ingest-keys', 'create', '--fleet', 'fleet_vault', '--name', 'vault']);
+    expect(key.code).toBe(1);
+    expect(key.stderr).toMatch(/^trips: ik_[a-z2-7]+ was revoked at once: .*\(EPIPE\)/);
+    const listed = async (what: string) =>
+      JSON.parse((await trips(what, 'list', '--json', '--env', 'sandbox')).stdout) as Array<Record<string, unknown>>;
+    expect((await listed('tokens')).filter((t) => t.owner === 'vault')).toMatchObject([
+      { tokenId: token.stderr.split(' ')[1], status: 'revoked' },
+    ]);
+    expect((await listed('ingest-keys')).filter((k) => k.name === 'vault')).toMatchObject([
+      { keyId: key.stderr.split(' ')[1], status: 'revoked' },
+    ]);
+  }, 120_000);
+
   it('runs an import piped into a reader that goes away to its end: every file stored and scored, exit 0', async () => {
     await trips('fleets', 'create', '--name', 'Head fleet', '--id', 'fleet_head', '--env', 'sandbox');
     await trips('vehicles', 'create', '--fleet', 'fleet_head', '--plate', 'HD-1', '--env', 'sandbox');
