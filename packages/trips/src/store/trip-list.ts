@@ -99,9 +99,46 @@ interface ScopeCounts {
   cumulative: number[];
 }
 
-/** Scope counts per database, most recently used last. A few thousand numbers per entry. */
+/** Scope counts per database, most recently used last. */
 const caches = new WeakMap<object, Map<string, ScopeCounts>>();
 const CACHE_ENTRIES = 256;
+/**
+ * Rows of trip_day_counts the entries of one database hold in all. An entry holds one per (fleet, day, tier)
+ * of its scope, about 200 bytes of heap each, so it grows with the history: bounded by entries alone, a
+ * 10-fleet store with two years of trips held 976 MB once 256 scopes (fleet sets and tier filters) had been listed.
+ * 500,000 rows are about 100 MB; the entry in use is kept whatever its size.
+ */
+const DEFAULT_CACHE_ROWS = 500_000;
+let cacheRows = DEFAULT_CACHE_ROWS;
+
+/** Sets the rows the scope counts of one database may hold (tests); returns the previous bound. */
+export function setScopeCountsRowLimit(rows: number = DEFAULT_CACHE_ROWS): number {
+  const previous = cacheRows;
+  cacheRows = rows;
+  return previous;
+}
+
+/** How many scopes and (fleet, day, tier) rows this process holds for `db`'s trip lists. */
+export function scopeCountsCached(db: object): { entries: number; rows: number } {
+  const cache = caches.get(db);
+  return { entries: cache?.size ?? 0, rows: cache ? rowsHeld(cache) : 0 };
+}
+
+function rowsHeld(cache: Map<string, ScopeCounts>): number {
+  let rows = 0;
+  for (const entry of cache.values()) rows += entry.counts.size;
+  return rows;
+}
+
+/** Drops the least recently used entries past either bound, never the last one (the entry being used). */
+function evict(cache: Map<string, ScopeCounts>): void {
+  let rows = rowsHeld(cache);
+  while (cache.size > 1 && (cache.size > CACHE_ENTRIES || rows > cacheRows)) {
+    const oldest = cache.keys().next().value as string;
+    rows -= cache.get(oldest)!.counts.size;
+    cache.delete(oldest);
+  }
+}
 
 function cacheOf(db: object): Map<string, ScopeCounts> {
   let cache = caches.get(db);
@@ -164,10 +201,12 @@ async function scopeCounts(
     entry = { version, counts: new Map(), days: new Map(), sorted: null, cumulative: [0] };
     applyCounts(entry, await countRows(db, fleets, tiers, -1));
     cache.set(key, entry);
-    while (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value as string);
+    evict(cache);
   } else if (entry.version < version) {
+    const rows = entry.counts.size;
     applyCounts(entry, await countRows(db, fleets, tiers, entry.version));
     entry.version = version;
+    if (entry.counts.size > rows) evict(cache);
   }
   if (!entry.sorted) {
     entry.sorted = [...entry.days]
@@ -181,7 +220,9 @@ async function scopeCounts(
 
 /** The cache key of a scope's counts (`fleets` null: the whole store). */
 function scopeKey(fleets: readonly string[] | null, tiers: string[] | undefined): string {
-  return `${fleets?.join(',') ?? '*'}|${tiers?.join(',') ?? '*'}`;
+  // A tier filter is a set: `tier=good,fair` and `tier=fair,good` count the same rows, so they share an entry
+  // (before, the 64 orders of the four tiers were as many entries of each scope).
+  return `${fleets?.join(',') ?? '*'}|${tiers ? [...tiers].sort().join(',') : '*'}`;
 }
 
 /** Entry i: the trips in the first i buckets (so entry `buckets.length` is the total). */
