@@ -16,7 +16,7 @@ import type { Environment } from '../environment.ts';
 import { failoverRateLimitStore, rateLimitDegraded } from '../rate-limit/failover-store.ts';
 import type { TripsDatabase } from '../store/open-trips-database.ts';
 import { inlineWindowReads, type WindowReads } from '../store/window-reads.ts';
-import { ApiError } from './api-error.ts';
+import { ApiError, MAX_PATH_SEGMENT, routingErrorMessage } from './api-error.ts';
 import { type ConfirmScope, confirmScope, type RequestScope, resolveScope } from './auth.ts';
 import { registerDriverRoutes } from './driver-routes.ts';
 import { registerFleetRoutes } from './fleet-routes.ts';
@@ -95,12 +95,10 @@ export async function buildApiApp(options: ApiAppOptions): Promise<FastifyInstan
       retryAfterS: 1,
     },
     fastify: {
-      routerOptions: { maxParamLength: 512, ignoreTrailingSlash: true },
+      routerOptions: { maxParamLength: MAX_PATH_SEGMENT, ignoreTrailingSlash: true },
       // Errors found before routing, e.g. a malformed percent-encoding in the path.
-      frameworkErrors: (err, _req, reply) => {
-        void (reply as unknown as FastifyReply)
-          .code(400)
-          .send({ ok: false, error: `malformed request: ${err.message}` });
+      frameworkErrors: (err, req, reply) => {
+        void (reply as unknown as FastifyReply).code(400).send({ ok: false, error: routingErrorMessage(err, req.url) });
       },
     },
   });

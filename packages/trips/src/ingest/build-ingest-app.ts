@@ -10,7 +10,7 @@ import {
   ValueNotStorableError,
 } from '@svc/platform';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../api/api-error.ts';
+import { ApiError, MAX_PATH_SEGMENT, routingErrorMessage } from '../api/api-error.ts';
 import type { Environment } from '../environment.ts';
 import { ForbiddenError, IdempotencyConflictError, InvalidInputError, UnauthenticatedError } from '../errors.ts';
 import { TRIP_ID_PATTERN } from '../ids.ts';
@@ -104,11 +104,9 @@ export async function buildIngestApp(options: IngestAppOptions): Promise<Fastify
     },
     ...(options.metrics ? { metrics: options.metrics } : {}),
     fastify: {
-      routerOptions: { maxParamLength: 512, ignoreTrailingSlash: true },
-      frameworkErrors: (err, _req, reply) => {
-        void (reply as unknown as FastifyReply)
-          .code(400)
-          .send({ ok: false, error: `malformed request: ${err.message}` });
+      routerOptions: { maxParamLength: MAX_PATH_SEGMENT, ignoreTrailingSlash: true },
+      frameworkErrors: (err, req, reply) => {
+        void (reply as unknown as FastifyReply).code(400).send({ ok: false, error: routingErrorMessage(err, req.url) });
       },
     },
   });
