@@ -874,6 +874,7 @@ program
           onProgress: (done, total) => {
             if (!started) bar.start(total, done);
             started = true;
+            bar.setTotal(total);
             bar.update(done);
           },
         });
@@ -887,7 +888,13 @@ program
           `${result.resumed ? 'resumed run' : 'run'} ${result.runId} (model ${result.modelVersion}): ${result.rescored} rescored, ${result.failed} not scorable${result.interrupted ? `, interrupted with ${result.total - result.rescored - result.failed} to go: run this command again to resume` : ''}\n`,
         );
         if (result.interrupted) process.exitCode = 130;
-        else await scoreQueuedAgain(db, scorer, cfg.scoringThreads, interrupt.signal);
+        else {
+          await scoreQueuedAgain(db, scorer, cfg.scoringThreads, interrupt.signal);
+          // Scored by a node of another release after the run's cursor had passed them (old nodes still running).
+          const { otherModelsLeftNotice } = await import('./store/model-versions.ts');
+          const left = await otherModelsLeftNotice(db.db, result.modelVersion);
+          if (left) err(`trips: ${left}`);
+        }
         if (result.keptWithoutTelemetry > 0) {
           process.stdout.write(
             `${plural(result.keptWithoutTelemetry, 'trip')} not rescored, the score staying as it was: location data deleted (retention or a driver's erasure)\n`,

@@ -31,10 +31,16 @@ describe('countProgress', () => {
     await vi.advanceTimersByTimeAsync(30_000);
     long.update(1200);
     await vi.advanceTimersByTimeAsync(30_000);
-    long.update(5000);
+    // Trips that arrived during the run: the total grows instead of being passed.
+    long.setTotal(5100);
+    long.update(5050);
+    await vi.advanceTimersByTimeAsync(30_000);
+    long.update(5100);
     long.stop();
     await vi.advanceTimersByTimeAsync(60_000);
-    expect(stream.written.join('')).toBe('rescoring 0/5000 trips\nrescoring 1200/5000 trips\n');
+    expect(stream.written.join('')).toBe(
+      'rescoring 0/5000 trips\nrescoring 1200/5000 trips\nrescoring 5050/5100 trips\n',
+    );
   });
 
   it("draws cli-progress's bar on a terminal", () => {

@@ -4,6 +4,7 @@ import type { SingleBar } from 'cli-progress';
 export interface CountProgress {
   start(total: number, value: number): void;
   update(value: number): void;
+  setTotal(total: number): void;
   stop(): void;
 }
 
@@ -37,6 +38,9 @@ export function countProgress(
     },
     update(v) {
       value = v;
+    },
+    setTotal(t) {
+      total = t;
     },
     stop() {
       clearInterval(timer);

@@ -213,7 +213,7 @@ export async function rescore(
           .executeTakeFirstOrThrow()
       ).n,
     );
-    const total = rescored + failed + remaining;
+    let total = rescored + failed + remaining;
     options.onProgress?.(rescored + failed, total);
 
     const batchSize = options.batchSize ?? 50;
@@ -409,6 +409,9 @@ export async function rescore(
           `rescore run ${runId} was taken over by another process after this one held it past its lease; this one stops`,
         );
       }
+      // Trips that arrived after the count was taken are rescored too: the total grows with them rather than being
+      // passed ("rescoring 2950/2783 trips").
+      total = Math.max(total, rescored + failed);
       options.onProgress?.(rescored + failed, total);
     }
     await db.updateTable('rescore_runs').set({ finished_at_ms: clock() }).where('run_id', '=', runId).execute();
