@@ -37,8 +37,20 @@ export const TRIP_ID_PATTERN = /^trip_[A-Za-z0-9_-]{1,100}$/;
 export const FLEET_ID_PATTERN = /^fleet_[a-z0-9_-]{1,64}$/;
 /** Driver ids come from telematics and HR systems, so they are left fairly free. */
 export const DRIVER_ID_PATTERN = /^[A-Za-z0-9._:@-]{1,64}$/;
-/** Plates after canonicalisation: letters, digits, space, dash, dot; 1-20 characters. */
-export const PLATE_PATTERN = /^[A-Z0-9][A-Z0-9 .-]{0,19}$/;
+/**
+ * Plates after canonicalisation: upper-case Latin letters (accented ones too: German plates carry Ä, Ö and Ü, as
+ * in "MÜ-AB 123"), digits 0-9, space, dash, dot; 1-20 characters, the first a letter or digit. Letters of other
+ * scripts are refused: a Cyrillic "А" that looks like a Latin "A" would otherwise make a second vehicle.
+ */
+export const PLATE_PATTERN = /^[0-9\p{Lu}][0-9\p{Lu} .-]{0,19}$/u;
+const PLATE_CHARACTER = /[0-9 .-]|(?=\p{Lu})\p{Script=Latin}/u;
+
+/** True when `plate` (canonical) is a valid plate: PLATE_PATTERN, its letters Latin. */
+export function isValidPlate(plate: string): boolean {
+  if (!PLATE_PATTERN.test(plate)) return false;
+  for (const ch of plate) if (!PLATE_CHARACTER.test(ch)) return false;
+  return true;
+}
 
 /**
  * The first character of a canonical plate that no plate may hold, named by its code point, or null: a Cyrillic
@@ -46,18 +58,21 @@ export const PLATE_PATTERN = /^[A-Z0-9][A-Z0-9 .-]{0,19}$/;
  * space, and a control character does not show at all, so the rule alone does not tell what is wrong.
  */
 export function plateCharacterProblem(plate: string): string | null {
-  const ALLOWED = 'is not one of A-Z, 0-9, space, dot or dash';
+  const ALLOWED = 'is not a Latin letter, a digit 0-9, a space, a dot or a dash';
   for (const ch of plate) {
-    if (/[A-Z0-9 .-]/.test(ch)) continue;
+    if (PLATE_CHARACTER.test(ch)) continue;
     const code = `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
-    // Control and format characters (U+0000-U+001F, U+200B, ...) and combining marks (the U+0308 of a "U" and
-    // U+0308 written for "Ü") are named by their code point only: printed, they would not show, or not alone.
+    // Control and format characters (U+0000-U+001F, U+200B, ...) and combining marks are named by their code
+    // point only: printed, they would not show, or not alone.
     return /[\p{C}\p{M}\p{Z}]/u.test(ch) ? `${code} ${ALLOWED}` : `${code} "${ch}" ${ALLOWED}`;
   }
   return null;
 }
 
-/** Canonical form of a plate: trimmed, inner runs of spaces collapsed, upper case. */
+/**
+ * Canonical form of a plate: Unicode NFC (a "U" followed by a combining diaeresis is the "Ü" typed as one
+ * character), trimmed, inner runs of spaces collapsed, upper case.
+ */
 export function canonicalPlate(input: string): string {
-  return input.trim().replace(/\s+/g, ' ').toUpperCase();
+  return input.normalize('NFC').trim().replace(/\s+/g, ' ').toUpperCase();
 }

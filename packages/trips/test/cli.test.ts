@@ -565,7 +565,7 @@ describe('admin CLI (npx trips)', () => {
     expect(failure.code).toBe(1);
     expect(failure.stdout).toBe('');
     expect(failure.stderr).toBe(
-      'trips: plate "" is invalid: 1-20 characters, letters A-Z, digits, spaces, dots or dashes, starting with a letter or digit\n',
+      'trips: plate "" is invalid: 1-20 characters, Latin letters, digits, spaces, dots or dashes, starting with a letter or digit\n',
     );
   }, 60_000);
 

@@ -1,4 +1,4 @@
-import { canonicalPlate, DRIVER_ID_PATTERN, PLATE_PATTERN, plateCharacterProblem } from '../ids.ts';
+import { canonicalPlate, DRIVER_ID_PATTERN, isValidPlate, plateCharacterProblem } from '../ids.ts';
 import { TIERS } from '../scoring/tiers.ts';
 import { DRIVER_SORTS, type DriverSort } from '../store/driver-list.ts';
 import { FLEET_SORTS, type FleetSort } from '../store/fleet-profile.ts';
@@ -130,7 +130,7 @@ export function parseListQuery(query: Query): ListQuery {
   const vehicle = single(query, 'vehicle');
   if (vehicle !== undefined) {
     const plate = canonicalPlate(vehicle);
-    if (!PLATE_PATTERN.test(plate)) {
+    if (!isValidPlate(plate)) {
       const problem = plateCharacterProblem(plate);
       throw badRequest(
         `vehicle must be a plate such as "AB-123-CD" (got ${show(vehicle)})${problem ? `; ${problem}` : ''}`,

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { canonicalPlate, PLATE_PATTERN, plateCharacterProblem } from '../ids.ts';
+import { canonicalPlate, isValidPlate, plateCharacterProblem } from '../ids.ts';
 import type { TripsDatabase } from '../store/open-trips-database.ts';
 import type { WindowReads } from '../store/window-reads.ts';
 import { badRequest, notFound } from './api-error.ts';
@@ -41,13 +41,13 @@ export function registerVehicleRoutes(app: FastifyInstance, { clock, reads }: De
     if (!scope) throw new Error('request reached a handler without a scope');
     const raw = req.params.plate;
     const plate = canonicalPlate(raw);
-    if (!PLATE_PATTERN.test(plate)) {
+    if (!isValidPlate(plate)) {
       // A form encoder (Java's URLEncoder, Python's quote_plus) writes a space as '+', which only a query string
       // reads as one: say so when that is what made the plate malformed; else name the character at fault.
-      const plus = raw.includes('+') && PLATE_PATTERN.test(canonicalPlate(raw.replaceAll('+', ' ')));
+      const plus = raw.includes('+') && isValidPlate(canonicalPlate(raw.replaceAll('+', ' ')));
       const problem = plus ? 'a space in the path must be sent as %20, not "+"' : plateCharacterProblem(plate);
       throw badRequest(
-        `malformed plate ${JSON.stringify(raw.slice(0, 40))}: 1-20 letters, digits, spaces, dots or dashes (URL-encode spaces as %20)${problem ? `; ${problem}` : ''}`,
+        `malformed plate ${JSON.stringify(raw.slice(0, 40))}: 1-20 Latin letters, digits, spaces, dots or dashes (URL-encode spaces as %20)${problem ? `; ${problem}` : ''}`,
       );
     }
     const { windowDays } = parseVehicleQuery(req.query as Record<string, unknown>);

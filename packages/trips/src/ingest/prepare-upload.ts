@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { type Sample, segmentTrips, type TelemetryBatch, validateTelemetry } from '@svc/scoring';
 import { ForbiddenError, InvalidInputError } from '../errors.ts';
-import { canonicalPlate, PLATE_PATTERN } from '../ids.ts';
+import { canonicalPlate, isValidPlate } from '../ids.ts';
 import { checkDriverId } from '../store/drivers.ts';
 import { parseTelemetryBody } from './telemetry-body.ts';
 import { tripFingerprint } from './trip-fingerprint.ts';
@@ -178,7 +178,7 @@ function plateOf(batch: TelemetryBatch, boundPlate: string | null): string {
 
 /** Whether a plate could be registered at all (one that could not names no vehicle of any fleet). */
 export function isRegistrablePlate(plate: string): boolean {
-  return PLATE_PATTERN.test(plate);
+  return isValidPlate(plate);
 }
 
 function storedTrip(key: string, json: string, sha256: string, samples: readonly Sample[]): PreparedTrip {

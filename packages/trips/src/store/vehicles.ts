@@ -1,7 +1,7 @@
 import { NotFoundError, UniqueViolationError } from '@svc/platform';
 import type { MachineType } from '@svc/scoring';
 import { AlreadyExistsError, InvalidInputError } from '../errors.ts';
-import { canonicalPlate, newVehicleId, PLATE_PATTERN, plateCharacterProblem } from '../ids.ts';
+import { canonicalPlate, isValidPlate, newVehicleId, plateCharacterProblem } from '../ids.ts';
 import { requireFleet } from './fleets.ts';
 import type { TripsDb } from './open-trips-database.ts';
 
@@ -35,10 +35,10 @@ export interface CreateVehicleInput {
 /** Validates and canonicalises a plate; throws InvalidInputError naming the rule. */
 export function parsePlate(input: string): string {
   const plate = canonicalPlate(input);
-  if (!PLATE_PATTERN.test(plate)) {
+  if (!isValidPlate(plate)) {
     const problem = plateCharacterProblem(plate);
     throw new InvalidInputError(
-      `plate "${input}" is invalid: 1-20 characters, letters A-Z, digits, spaces, dots or dashes, starting with a letter or digit${problem ? ` (${problem})` : ''}`,
+      `plate "${input}" is invalid: 1-20 characters, Latin letters, digits, spaces, dots or dashes, starting with a letter or digit${problem ? ` (${problem})` : ''}`,
     );
   }
   return plate;
