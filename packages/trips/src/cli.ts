@@ -20,7 +20,7 @@ import { type TripsConfig, tripsConfigSpec } from './config.ts';
 import { ENVIRONMENTS, type Environment, parseEnvironment } from './environment.ts';
 import type { TripScorer } from './scoring/trip-scorer.ts';
 import { createApiToken, listApiTokens, revokeApiToken } from './store/api-tokens.ts';
-import { checkDriverId, createDriver, listDrivers, renameDriver } from './store/drivers.ts';
+import { checkNewDriverId, createDriver, listDrivers, renameDriver } from './store/drivers.ts';
 import { deleteFleet, fleetDeletionCounts } from './store/fleet-deletion.ts';
 import { createFleet, listFleets, requireFleet } from './store/fleets.ts';
 import { createIngestKey, listIngestKeys, revokeIngestKey } from './store/ingest-keys.ts';
@@ -648,7 +648,7 @@ one that tells.`,
   .action((files: string[], opts: { fleet: string; vehicle?: string; driver?: string; score: boolean; env: string }) =>
     withDatabase(opts.env, async (db) => {
       // Checked before any file is read: otherwise every trip of every file is rejected for it, one by one.
-      if (opts.driver !== undefined) checkDriverId(opts.driver, '--driver');
+      if (opts.driver !== undefined) checkNewDriverId(opts.driver, '--driver');
       const { importFile, readImportFile } = await lazy.importer();
       const { SingleBar } = await lazy.progress();
       await requireFleet(db.db, opts.fleet);

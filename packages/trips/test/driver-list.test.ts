@@ -154,6 +154,25 @@ describe.each(testDialects())('driver list on $label', (dialect) => {
       expect(past).toMatchObject({ ok: true, drivers: [], pagination: { page: 4, total: 23, totalPages: 3 } });
     });
 
+    it('registers no driver whose id a client could not reach in a URL path ("." and "..")', async () => {
+      for (const driverId of ['.', '..']) {
+        await expect(createDriver(database.db, { fleetId: 'fleet_alpha', driverId })).rejects.toThrow(
+          `driver id "${driverId}" is invalid: "." and ".." cannot be reached in a URL path`,
+        );
+      }
+      // Dots inside an id, or more of them than a path step has, are an id like any other.
+      await createDriver(database.db, { fleetId: 'fleet_alpha', driverId: 'j.smith' });
+      await createDriver(database.db, { fleetId: 'fleet_alpha', driverId: '...' });
+      const drivers = await database.db
+        .selectFrom('drivers')
+        .select('driver_id')
+        .where('driver_id', 'in', ['.', '..', 'j.smith', '...'])
+        .orderBy('driver_id')
+        .execute();
+      expect(drivers.map((d) => d.driver_id)).toEqual(['...', 'j.smith']);
+      await database.db.deleteFrom('drivers').where('driver_id', 'in', ['j.smith', '...']).execute();
+    });
+
     it('filters by tier', async () => {
       const all = (await get('/v1/drivers?limit=100', world.adminToken)).json().drivers as Item[];
       for (const tier of ['Safe', 'good,FAIR', 'Critical,Fair,Good,Safe']) {

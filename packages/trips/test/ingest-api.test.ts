@@ -350,6 +350,12 @@ describe.each(testDialects())('ingest endpoint on $label', (dialect) => {
           { 'content-type': 'application/json', 'content-encoding': 'br', 'idempotency-key': 'br-000001' },
           'Content-Encoding',
         ],
+        // A driver id no client could reach over HTTP (URL parsers resolve it as a path step) is not registered.
+        [
+          JSON.stringify({ ...good, clientTripId: 'dot-driver', driverId: '..' }),
+          { 'content-type': 'application/json', 'idempotency-key': 'dot-driver' },
+          'driverId ".." is invalid: "." and ".." cannot be reached in a URL path',
+        ],
       ];
       for (const [body, headers, fragment] of cases) {
         const res = await post(body, { ...auth(connectorKey), ...headers });

@@ -3,7 +3,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { type Sample, segmentTrips, type TelemetryBatch, validateTelemetry } from '@svc/scoring';
 import { ForbiddenError, InvalidInputError } from '../errors.ts';
 import { canonicalPlate, isValidPlate } from '../ids.ts';
-import { checkDriverId } from '../store/drivers.ts';
+import { checkNewDriverId } from '../store/drivers.ts';
 import { parseTelemetryBody } from './telemetry-body.ts';
 import { tripFingerprint } from './trip-fingerprint.ts';
 
@@ -118,7 +118,7 @@ export function prepareUpload(request: PrepareRequest): PreparedUpload {
   const base = { vehicleAsSent: batch.vehicle, plate, sha256: '', trips: [], split: null };
   let driverId: string | null;
   try {
-    driverId = batch.driverId !== undefined ? checkDriverId(batch.driverId, 'driverId') : null;
+    driverId = batch.driverId !== undefined ? checkNewDriverId(batch.driverId, 'driverId') : null;
     if (gps.length === 0) {
       throw new InvalidInputError('invalid telemetry: samples has no gps sample; a trip needs its positions');
     }

@@ -21,13 +21,29 @@ export function checkDriverId(driverId: string, field = 'driver id'): string {
   return driverId;
 }
 
+/**
+ * checkDriverId for an id about to be registered (a new driver, a telemetry upload, an import's --driver): also
+ * refuses "." and "..", which no client can reach over HTTP, since URL parsers (browsers, Node's fetch) resolve
+ * them as path segments: /v1/drivers/. answered the driver list, /v1/drivers/.. was no endpoint. Ids already
+ * stored stay reachable by the CLI (erase, export, rename), which checks them with checkDriverId only.
+ */
+export function checkNewDriverId(driverId: string, field = 'driver id'): string {
+  checkDriverId(driverId, field);
+  if (driverId === '.' || driverId === '..') {
+    throw new InvalidInputError(
+      `${field} "${driverId}" is invalid: "." and ".." cannot be reached in a URL path (/v1/drivers/${driverId} is read as a path step); use another id`,
+    );
+  }
+  return driverId;
+}
+
 /** Registers a driver in a fleet. Driver ids are unique per fleet. */
 export async function createDriver(
   db: TripsDb,
   input: { fleetId: string; driverId: string; name?: string | undefined },
   nowMs = Date.now(),
 ): Promise<Driver> {
-  checkDriverId(input.driverId);
+  checkNewDriverId(input.driverId);
   const name = input.name === undefined ? undefined : checkDriverName(input.name);
   await requireFleet(db, input.fleetId);
   try {
