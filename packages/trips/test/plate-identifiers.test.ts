@@ -16,6 +16,8 @@ describe.each(testDialects())('plates as operators and clients write them, on $l
     let database: TripsDatabase;
     let app: FastifyInstance;
     let token: string;
+    /** A GET with the fleet's token, as an API client sends it. */
+    const get = (url: string) => app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}` } });
 
     beforeAll(async () => {
       database = await dialect.open(tripsMigrations, { migrationTable: TRIPS_MIGRATION_TABLE });
@@ -68,7 +70,6 @@ describe.each(testDialects())('plates as operators and clients write them, on $l
     });
 
     it('answers a plate a client sent with a character no plate holds with a 400 naming it', async () => {
-      const get = (url: string) => app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}` } });
       for (const [url, fragment] of [
         // '+' is a space only in a query: in a path it is itself.
         ['/v1/vehicles/AB+123+CD', '(URL-encode spaces as %20); a space in the path must be sent as %20, not "+"'],
@@ -104,7 +105,6 @@ describe.each(testDialects())('plates as operators and clients write them, on $l
     it('registers a German plate with an umlaut and finds it however a client writes the letter', async () => {
       // German plates carry Ä, Ö and Ü (MÜ: Mühldorf); a client may send the letter composed (U+00DC, NFC) or as a
       // U and a combining diaeresis (NFD, as macOS file names write it), in either case.
-      const get = (url: string) => app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}` } });
       await createVehicle(database.db, { fleetId: 'fleet_north', plate: 'Mü-AB 123' });
       for (const url of [
         '/v1/vehicles/M%C3%9C-AB%20123',
