@@ -29,6 +29,7 @@ import { deleteLocationData, driverDataCounts, eraseDriver } from './store/locat
 import { tripsMigrations } from './store/migrations.ts';
 import { otherModelsNotice, tripsScoredByOtherModels } from './store/model-versions.ts';
 import { openTripsDatabase, type TripsDatabase } from './store/open-trips-database.ts';
+import { deleteVehicle, renameVehicle, vehicleDeletionCounts } from './store/vehicle-changes.ts';
 import { createVehicle, listVehicles, requireVehicle, updateVehicle } from './store/vehicles.ts';
 
 const envOption = () =>
@@ -345,6 +346,44 @@ vehicles
         model: opts.model,
       });
       process.stdout.write(`${v.plate}: ${v.machineType}, ${v.make ?? '-'} ${v.model ?? '-'}\n`);
+    }),
+  );
+
+vehicles
+  .command('rename')
+  .description(
+    'give a vehicle a new plate (a mistyped one corrected): its trips, uploads and sums move to it in one transaction; its device keys keep working',
+  )
+  .requiredOption('--plate <plate>', 'the plate it has now')
+  .requiredOption('--to <plate>', 'the new plate (unique in the environment)')
+  .addOption(envOption())
+  .action((opts: { plate: string; to: string; env: string }) =>
+    withDatabase(opts.env, async (db) => {
+      const r = await renameVehicle(db.db, { plate: opts.plate, to: opts.to });
+      process.stdout.write(
+        `renamed vehicle ${r.previousPlate} of ${r.vehicle.fleetId} to ${r.vehicle.plate}: ${plural(r.trips, 'trip')} and ${plural(r.uploads, 'upload')} moved\n`,
+      );
+    }),
+  );
+vehicles
+  .command('delete')
+  .description(
+    'delete a vehicle and all of its data (trips, uploads and their telemetry, sums, device keys); its drivers stay registered',
+  )
+  .requiredOption('--plate <plate>', 'the vehicle')
+  .option('--dry-run', 'only count what would be deleted')
+  .addOption(envOption())
+  .action((opts: { plate: string; dryRun?: boolean; env: string }) =>
+    withDatabase(opts.env, async (db) => {
+      const c = opts.dryRun
+        ? await vehicleDeletionCounts(db.db, opts.plate)
+        : await deleteVehicle(db.db, opts.plate, { nowMs: Date.now() });
+      const what = `${plural(c.trips, 'trip')}, ${plural(c.uploads, 'upload')}, ${plural(c.deviceKeys, 'device key')}`;
+      process.stdout.write(
+        opts.dryRun
+          ? `would delete vehicle ${c.vehicle.plate} of ${c.vehicle.fleetId}: ${what}; nothing changed\n`
+          : `deleted vehicle ${c.vehicle.plate} of ${c.vehicle.fleetId}: ${what}\n`,
+      );
     }),
   );
 

@@ -428,6 +428,36 @@ describe('admin CLI (npx trips)', () => {
     expect(await tokensOfFleet()).toMatchObject([{ rateLimitPerMin: 120 }]);
   }, 60_000);
 
+  it('renames a vehicle registered under a mistyped plate, with its uploads, and deletes one with a dry run first', async () => {
+    const sandbox = ['--env', 'sandbox'];
+    await trips('fleets', 'create', '--name', 'Typo fleet', '--id', 'fleet_typo', ...sandbox);
+    await trips('vehicles', 'create', '--fleet', 'fleet_typo', '--plate', 'TY-0O1', '--type', 'van', ...sandbox);
+    const file = path.join(dataDir, 'typo.ndjson');
+    const batch = scorableTrip({ startMs: Date.UTC(2026, 10, 9, 7), vehicle: 'TY-0O1', seed: 11 });
+    writeFileSync(file, batch.samples.map((x) => JSON.stringify(x)).join('\n'));
+    await trips('import', file, '--fleet', 'fleet_typo', '--vehicle', 'TY-0O1', '--no-score', ...sandbox);
+
+    const renamed = await trips('vehicles', 'rename', '--plate', 'ty-0o1', '--to', 'ty-001', ...sandbox);
+    expect(renamed.stdout).toBe('renamed vehicle TY-0O1 of fleet_typo to TY-001: 0 trips and 1 upload moved\n');
+    const list = async () =>
+      JSON.parse((await trips('vehicles', 'list', '--fleet', 'fleet_typo', '--json', ...sandbox)).stdout);
+    expect(await list()).toMatchObject([{ plate: 'TY-001', machineType: 'van' }]);
+    const missing = await trips('vehicles', 'rename', '--plate', 'TY-0O1', '--to', 'TY-002', ...sandbox).catch(
+      (e) => e,
+    );
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toBe('trips: vehicle TY-0O1 does not exist (see vehicles list)\n');
+
+    const dryRun = await trips('vehicles', 'delete', '--plate', 'TY-001', '--dry-run', ...sandbox);
+    expect(dryRun.stdout).toBe(
+      'would delete vehicle TY-001 of fleet_typo: 0 trips, 1 upload, 0 device keys; nothing changed\n',
+    );
+    expect(await list()).toHaveLength(1);
+    const deleted = await trips('vehicles', 'delete', '--plate', 'TY-001', ...sandbox);
+    expect(deleted.stdout).toBe('deleted vehicle TY-001 of fleet_typo: 0 trips, 1 upload, 0 device keys\n');
+    expect(await list()).toEqual([]);
+  }, 120_000);
+
   it('stops quietly when its reader goes away (trips tokens list | head -1), without a stack trace', async () => {
     await trips('fleets', 'create', '--name', 'Pipe fleet', '--id', 'fleet_pipe', '--env', 'sandbox');
     const child = spawn(process.execPath, [BIN, 'fleets', 'list', '--env', 'sandbox'], { env });

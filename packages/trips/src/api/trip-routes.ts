@@ -98,8 +98,8 @@ export function registerTripRoutes(app: FastifyInstance, { database, confirm }: 
     const label = (id: string) => labels.get(id) ?? id;
     // The body is the stored result plus the current label of its weakest theme (labels belong to the
     // newest scoring model's catalogue), and what a driver's erasure or retention may change later without
-    // a new scoring: the driver and the deletion of the location data.
-    const extra = `${label(row.weakest_theme)}\n${row.driver_id ?? ''}\n${row.locations_deleted_at_ms ?? ''}`;
+    // a new scoring: the driver, the deletion of the location data, and the vehicle's plate (`vehicles rename`).
+    const extra = `${label(row.weakest_theme)}\n${row.driver_id ?? ''}\n${row.locations_deleted_at_ms ?? ''}\n${row.plate}`;
     if (conditional(req, reply, tripEntityTag('trip', tripId, row.scored_at_ms, extra))) return reply;
     const trip = tripDetail(row, label);
     return reply.type(JSON_TYPE).send(JSON.stringify({ ok: true, trip }));

@@ -122,8 +122,12 @@ export async function acceptUpload(
   try {
     await withWriteTransaction(db, async (trx) => {
       if (sender.keyId !== null) await requireKeyInForce(trx, sender.keyId);
+      const plate = await vehiclePlateInForce(trx, vehicle.vehicleId, sender.fleetId, upload);
       if (driverId !== null) await ensureDriver(trx, sender.fleetId, driverId, nowMs);
-      await trx.insertInto('trip_uploads').values(values).execute();
+      await trx
+        .insertInto('trip_uploads')
+        .values(plate === vehicle.plate ? values : values.map((v) => ({ ...v, plate })))
+        .execute();
       if (upload.split) {
         await trx
           .insertInto('split_uploads')
@@ -343,6 +347,28 @@ async function requireKeyInForce(trx: TripsDb, keyId: string): Promise<void> {
     .executeTakeFirst();
   if (!key) throw new UnauthenticatedError('unknown ingest key');
   if (key.revoked_at_ms !== null) throw new UnauthenticatedError('ingest key has been revoked');
+}
+
+/**
+ * Inside the upload's transaction: the vehicle is still registered, and its plate now, which the upload is stored
+ * under. The vehicle was looked up before the upload was prepared; deleted since (`vehicles delete`), the upload is
+ * refused as one naming no vehicle would be; renamed since (`vehicles rename`), the upload is stored under the new
+ * plate, with the vehicle's other trips. On PostgreSQL the row is locked for share until the commit, so a rename or
+ * deletion waits for an upload it did not stop and then finds its row.
+ */
+async function vehiclePlateInForce(trx: TripsDb, vehicleId: string, fleetId: string, upload: PreparedUpload) {
+  const row = await trx
+    .selectFrom('vehicles')
+    .select('plate')
+    .where('vehicle_id', '=', vehicleId)
+    .$if(dialectOf(trx) === 'postgres', (q) => q.forShare())
+    .executeTakeFirst();
+  if (!row) {
+    throw new ForbiddenError(
+      `vehicle "${upload.vehicleAsSent ?? upload.plate}" is not registered in fleet ${fleetId} (npx trips vehicles create)`,
+    );
+  }
+  return row.plate;
 }
 
 /** The vehicle of the sender's fleet an upload of a fleet key (or an import) names. */

@@ -106,12 +106,15 @@ export async function writeScoredTrip(
       last_error: null,
     })
     .where('trip_id', '=', upload.tripId)
-    .where('telemetry_deleted_at_ms', 'is', null);
+    .where('telemetry_deleted_at_ms', 'is', null)
+    // The plate as the upload has it now: the vehicle may have been renamed while the trip was scored
+    // (store/vehicle-changes.ts), and the trip is listed under the plate its vehicle has.
+    .returning('plate');
   const updated = await (options.leaseOwner
     ? finished.where('lease_owner', '=', options.leaseOwner)
     : finished
   ).executeTakeFirst();
-  if (updated.numUpdatedRows === 0n) {
+  if (!updated) {
     const stored = await trx
       .selectFrom('trip_uploads')
       .select(['telemetry_deleted_at_ms', 'status', 'lease_owner'])
@@ -149,7 +152,7 @@ export async function writeScoredTrip(
     trip_id: upload.tripId,
     fleet_id: upload.fleetId,
     vehicle_id: upload.vehicleId,
-    plate: upload.plate,
+    plate: updated.plate,
     driver_id: upload.driverId,
     start_ms: scored.startMs,
     end_ms: scored.endMs,

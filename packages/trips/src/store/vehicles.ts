@@ -105,7 +105,8 @@ export async function createVehicle(db: TripsDb, input: CreateVehicleInput, nowM
   return vehicle;
 }
 
-function alreadyExists(plate: string, holder: string | null, fleetId: string): string {
+/** The refusal of a plate already registered, naming the fleet that holds it. */
+export function alreadyExists(plate: string, holder: string | null, fleetId: string): string {
   if (holder === fleetId) return `a vehicle with plate ${plate} already exists in fleet ${fleetId}`;
   const where = holder ? ` in fleet ${holder}` : '';
   return `a vehicle with plate ${plate} already exists${where}: a plate is unique across the fleets of an environment`;
@@ -121,7 +122,8 @@ type VehicleRow = {
   created_at_ms: number;
 };
 
-function toVehicle(r: VehicleRow): Vehicle {
+/** A vehicles row as a Vehicle. */
+export function vehicleOfRow(r: VehicleRow): Vehicle {
   return {
     vehicleId: r.vehicle_id,
     plate: r.plate,
@@ -150,7 +152,7 @@ export async function updateVehicle(
   if (Object.keys(set).length === 0) throw new InvalidInputError('nothing to change: give --type, --make or --model');
   const row = await db.updateTable('vehicles').set(set).where('plate', '=', plate).returningAll().executeTakeFirst();
   if (!row) throw new NotFoundError(`vehicle ${plate} does not exist (see vehicles list)`);
-  return toVehicle(row);
+  return vehicleOfRow(row);
 }
 
 /** Vehicles of one fleet, or of every fleet, by plate. */
@@ -158,7 +160,7 @@ export async function listVehicles(db: TripsDb, filter: { fleetId?: string | und
   let q = db.selectFrom('vehicles').selectAll();
   // A fleet given, even an empty one (`--fleet "$FLEET"` with the variable unset), is a filter: not every fleet.
   if (filter.fleetId !== undefined) q = q.where('fleet_id', '=', filter.fleetId);
-  return (await q.orderBy('fleet_id').orderBy('plate').execute()).map(toVehicle);
+  return (await q.orderBy('fleet_id').orderBy('plate').execute()).map(vehicleOfRow);
 }
 
 /** The vehicle with this plate inside one of `fleetIds`, or null: scope is part of the query. */
@@ -170,7 +172,7 @@ export async function findVehicleInFleets(db: TripsDb, plate: string, fleetIds: 
     .where('plate', '=', plate)
     .where('fleet_id', 'in', fleetIds)
     .executeTakeFirst();
-  return row ? toVehicle(row) : null;
+  return row ? vehicleOfRow(row) : null;
 }
 
 /** The vehicle with this plate in any fleet; NotFoundError otherwise. For operators, not for the API. */
@@ -178,7 +180,7 @@ export async function requireVehicle(db: TripsDb, plateInput: string): Promise<V
   const plate = parsePlate(plateInput);
   const row = await db.selectFrom('vehicles').selectAll().where('plate', '=', plate).executeTakeFirst();
   if (!row) throw new NotFoundError(`vehicle ${plate} does not exist (see vehicles list)`);
-  return toVehicle(row);
+  return vehicleOfRow(row);
 }
 
 /**

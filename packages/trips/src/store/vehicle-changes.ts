@@ -1,0 +1,238 @@
+import { dialectOf, NotFoundError, UniqueViolationError, withTransaction } from '@svc/platform';
+import type { Kysely, Transaction } from 'kysely';
+import { AlreadyExistsError, InvalidInputError } from '../errors.ts';
+import type { TripsSchema } from './schema.ts';
+import { removeScoredTrips } from './scored-trips.ts';
+import { LIST_COLUMNS, type TripListRow, tripItemJson } from './trip-item.ts';
+import { alreadyExists, parsePlate, type Vehicle, vehicleOfRow } from './vehicles.ts';
+import { withWriteTransaction } from './write-transaction.ts';
+
+/**
+ * Changes to a registered vehicle that reach its trips: a new plate (`renameVehicle`), and deletion with all of
+ * its data (`deleteVehicle`). Its machine type, make and model are changed by `updateVehicle` (vehicles.ts),
+ * which touches no trip.
+ *
+ * A trip carries its vehicle's plate in its row, in its stored list item, in the ingest's upload row and in the
+ * per-vehicle sums (`vehicle_stats`, keyed by plate), so that a page of `/v1/trips?vehicle=` and a profile read
+ * no other table. A rename therefore rewrites them all, in one transaction: no reader ever sees a vehicle whose
+ * history is split between two plates, and a rename interrupted leaves the old plate everywhere.
+ */
+
+export interface VehicleRenameResult {
+  vehicle: Vehicle;
+  previousPlate: string;
+  /** Scored trips now listed under the new plate. */
+  trips: number;
+  /** Uploads (scored or not) now stored under it. */
+  uploads: number;
+}
+
+/**
+ * Gives a vehicle a new plate (a mistyped one corrected, a vehicle re-registered), keeping its id, fleet, device
+ * keys and every trip: its trips, their list items, uploads and per-vehicle sums move to the new plate in one
+ * write transaction. The old plate is then free, and names nothing: `/v1/vehicles/<old>` answers 404 and an
+ * upload naming it is refused, while a device key bound to the vehicle goes on working (its uploads name no
+ * plate). Per-fleet and per-driver sums are unchanged (the sums triggers move each trip from the old plate's
+ * buckets to the new one's).
+ *
+ * Concurrent writers: an upload being stored checks the vehicle and takes its current plate inside its own
+ * transaction (accept-upload.ts), and a scored trip takes its upload's plate when it is written (scored-trips.ts),
+ * so neither writes the old plate after the rename has committed. On PostgreSQL a scoring worker writing one of
+ * the vehicle's trips at the same moment can deadlock with the rename (each holding uploads the other needs: the
+ * worker's trip and the later trips it puts back in the queue); PostgreSQL stops one of them and its transaction
+ * is retried.
+ */
+export async function renameVehicle(
+  db: Kysely<TripsSchema>,
+  input: { plate: string; to: string },
+): Promise<VehicleRenameResult> {
+  const from = parsePlate(input.plate);
+  const to = parsePlate(input.to);
+  if (from === to) throw new InvalidInputError(`vehicle ${from} already has plate ${to}: nothing to change`);
+  try {
+    return await withWriteTransaction(db, async (trx) => {
+      // The vehicle's row is locked first (on PostgreSQL; SQLite's write lock, taken first, orders writers
+      // anyway), in a mode that waits for uploads being stored for it and holds off new ones (they lock it for
+      // share), but not scoring workers writing its trips (their foreign key locks it for key share only), which
+      // the moves below wait for instead.
+      const row = await trx
+        .selectFrom('vehicles')
+        .selectAll()
+        .where('plate', '=', from)
+        .$if(dialectOf(trx) === 'postgres', (q) => q.forNoKeyUpdate())
+        .executeTakeFirst();
+      if (!row) throw new NotFoundError(`vehicle ${from} does not exist (see vehicles list)`);
+      const taken = await trx.selectFrom('vehicles').select('fleet_id').where('plate', '=', to).executeTakeFirst();
+      if (taken) throw new AlreadyExistsError(alreadyExists(to, taken.fleet_id, row.fleet_id));
+      // By fleet and plate (the index the vehicle's list and fatigue look-ups use), not by vehicle id, which
+      // `trips` and `trip_uploads` do not index: every row under the plate in its fleet is this vehicle's.
+      const uploads = await trx
+        .updateTable('trip_uploads')
+        .set({ plate: to })
+        .where('fleet_id', '=', row.fleet_id)
+        .where('plate', '=', from)
+        .executeTakeFirst();
+      const trips = await movePlateOfTrips(trx, row.fleet_id, from, to);
+      // Every trip left the old plate's buckets: what is left of them are zero counts (and the rounding residue
+      // of float sums), which a later vehicle registered under the old plate must not inherit.
+      await trx.deleteFrom('vehicle_stats').where('fleet_id', '=', row.fleet_id).where('plate', '=', from).execute();
+      await trx.updateTable('vehicles').set({ plate: to }).where('vehicle_id', '=', row.vehicle_id).execute();
+      return {
+        vehicle: vehicleOfRow({ ...row, plate: to }),
+        previousPlate: from,
+        trips,
+        uploads: Number(uploads.numUpdatedRows),
+      };
+    });
+  } catch (err) {
+    // Registered by someone else between the look-up and the update.
+    if (err instanceof UniqueViolationError) throw new AlreadyExistsError(alreadyExists(to, null, ''));
+    throw err;
+  }
+}
+
+/** Rewrites the plate and stored list item of the fleet's scored trips under `from`; returns how many. */
+async function movePlateOfTrips(trx: Transaction<TripsSchema>, fleetId: string, from: string, to: string) {
+  let moved = 0;
+  // A keyset over the trips' primary key, in pages: a long history is not held in memory at once.
+  let after = '';
+  for (;;) {
+    const rows = (await trx
+      .selectFrom('trips')
+      .select([...LIST_COLUMNS])
+      .where('fleet_id', '=', fleetId)
+      .where('plate', '=', from)
+      .where('trip_id', '>', after)
+      .orderBy('trip_id')
+      .limit(1000)
+      .execute()) as TripListRow[];
+    if (rows.length === 0) return moved;
+    for (const r of rows) {
+      await trx
+        .updateTable('trips')
+        .set({ plate: to, item_json: tripItemJson({ ...r, plate: to }) })
+        .where('trip_id', '=', r.trip_id)
+        .execute();
+    }
+    moved += rows.length;
+    after = rows.at(-1)!.trip_id;
+  }
+}
+
+export interface VehicleDeletionCounts {
+  /** Scored trips (breakdowns, routes and summaries with them). */
+  trips: number;
+  /** Uploads, scored or not, with their telemetry. */
+  uploads: number;
+  /** Device keys bound to the vehicle: revoked first, deleted with it. */
+  deviceKeys: number;
+}
+
+/** What deleteVehicle would delete, for a dry run. */
+export async function vehicleDeletionCounts(
+  db: Kysely<TripsSchema>,
+  plateInput: string,
+): Promise<VehicleDeletionCounts & { vehicle: Vehicle }> {
+  const plate = parsePlate(plateInput);
+  const row = await db.selectFrom('vehicles').selectAll().where('plate', '=', plate).executeTakeFirst();
+  if (!row) throw new NotFoundError(`vehicle ${plate} does not exist (see vehicles list)`);
+  const count = async (table: 'trips' | 'trip_uploads') =>
+    Number(
+      (
+        await db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('fleet_id', '=', row.fleet_id)
+          .where('plate', '=', plate)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+  const keys = await db
+    .selectFrom('ingest_keys')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('vehicle_id', '=', row.vehicle_id)
+    .executeTakeFirstOrThrow();
+  return {
+    vehicle: vehicleOfRow(row),
+    trips: await count('trips'),
+    uploads: await count('trip_uploads'),
+    deviceKeys: Number(keys.n),
+  };
+}
+
+/**
+ * Deletes a vehicle and everything of it: its trips (breakdowns, routes, summaries), its uploads and their
+ * telemetry, its per-vehicle sums and its device keys; the fleet's and its drivers' sums and the day counts lose
+ * its trips in the same transactions. Its drivers stay registered in the fleet. For a vehicle registered by
+ * mistake, or one that left the fleet whose history the fleet is not to keep.
+ *
+ * First its device keys are revoked (one transaction), so that none of its devices adds to it; its trips and
+ * uploads then go in batches of 500, each one transaction (a trip never half-deleted, the counts always exact);
+ * last, in one transaction, whatever a fleet connector stored for it meanwhile, its sums and keys, and the vehicle
+ * itself. From that commit no upload can name it (one being stored checks the vehicle in its own transaction).
+ * Interrupted, running it again finishes it: the vehicle is deleted last. A trip being scored meanwhile is dropped
+ * when its worker finds its upload gone.
+ */
+export async function deleteVehicle(
+  db: Kysely<TripsSchema>,
+  plateInput: string,
+  options: { nowMs: number; batchSize?: number },
+): Promise<VehicleDeletionCounts & { vehicle: Vehicle }> {
+  const counts = await vehicleDeletionCounts(db, plateInput);
+  const { vehicleId, fleetId, plate } = counts.vehicle;
+  const batchSize = options.batchSize ?? 500;
+  await withTransaction(db, async (trx) => {
+    await trx
+      .updateTable('ingest_keys')
+      .set({ revoked_at_ms: options.nowMs })
+      .where('vehicle_id', '=', vehicleId)
+      .where('revoked_at_ms', 'is', null)
+      .execute();
+  });
+  for (;;) {
+    const done = await withWriteTransaction(db, (trx) => deleteTripsOfPlate(trx, fleetId, plate, batchSize));
+    if (done === 0) break;
+  }
+  await withWriteTransaction(db, async (trx) => {
+    // The vehicle's row first: on PostgreSQL an upload being stored for it holds the row (for share) until it
+    // commits, so this waits for it and the statements below see its rows; one that comes later finds no vehicle.
+    // Not in the strongest mode, which a scoring worker's foreign key would wait for while holding an upload
+    // this deletes. (SQLite's write lock, taken first, orders all writers.)
+    await trx
+      .selectFrom('vehicles')
+      .select('vehicle_id')
+      .where('vehicle_id', '=', vehicleId)
+      .$if(dialectOf(trx) === 'postgres', (q) => q.forNoKeyUpdate())
+      .execute();
+    while ((await deleteTripsOfPlate(trx, fleetId, plate, batchSize)) > 0) {}
+    await trx.deleteFrom('vehicle_stats').where('fleet_id', '=', fleetId).where('plate', '=', plate).execute();
+    await trx.deleteFrom('ingest_keys').where('vehicle_id', '=', vehicleId).execute();
+    await trx.deleteFrom('vehicles').where('vehicle_id', '=', vehicleId).execute();
+  });
+  return counts;
+}
+
+/**
+ * Deletes up to `limit` of the scored trips under a plate in a fleet, with their uploads, or when none is left,
+ * of the uploads under it never scored; returns how many.
+ */
+async function deleteTripsOfPlate(trx: Kysely<TripsSchema>, fleetId: string, plate: string, limit: number) {
+  let ids: string[] = [];
+  for (const table of ['trips', 'trip_uploads'] as const) {
+    ids = (
+      await trx
+        .selectFrom(table)
+        .select('trip_id')
+        .where('fleet_id', '=', fleetId)
+        .where('plate', '=', plate)
+        .limit(limit)
+        .execute()
+    ).map((r) => r.trip_id);
+    if (ids.length > 0) break;
+  }
+  if (ids.length === 0) return 0;
+  await removeScoredTrips(trx, ids);
+  await trx.deleteFrom('split_uploads').where('trip_id', 'in', ids).execute();
+  await trx.deleteFrom('trip_uploads').where('trip_id', 'in', ids).execute();
+  return ids.length;
+}

@@ -1,0 +1,294 @@
+import { NotFoundError } from '@svc/platform';
+import { testDialects } from '@svc/platform/testing';
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AlreadyExistsError, ForbiddenError, InvalidInputError, UnauthenticatedError } from '../src/errors.ts';
+import { acceptUpload } from '../src/ingest/accept-upload.ts';
+import { ScoringWorker } from '../src/ingest/scoring-worker.ts';
+import { inlineUploadPreparer, type UploadPreparer } from '../src/ingest/upload-preparer.ts';
+import type { TripScorer } from '../src/scoring/trip-scorer.ts';
+import { authenticateIngestKey, createIngestKey } from '../src/store/ingest-keys.ts';
+import { TRIPS_MIGRATION_TABLE, tripsMigrations } from '../src/store/migrations.ts';
+import { claimEnvironment, type TripsDatabase } from '../src/store/open-trips-database.ts';
+import { deleteVehicle, renameVehicle, vehicleDeletionCounts } from '../src/store/vehicle-changes.ts';
+import { createVehicle, listVehicles } from '../src/store/vehicles.ts';
+import { gpsTrip } from './fixtures/telemetry.ts';
+import { buildWorld, quietLogger, sandboxApiApp, type World } from './fixtures/world.ts';
+
+const HOUR = 3_600_000;
+
+describe.each(testDialects())('renaming and deleting a vehicle on $label', (dialect) => {
+  describe.skipIf(dialect.skip)(dialect.name, () => {
+    let database: TripsDatabase;
+    let world: World;
+    let app: FastifyInstance;
+    const nowMs = Date.now();
+    const get = (url: string, token: string, headers: Record<string, string> = {}) =>
+      app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}`, ...headers } });
+    const connector = (fleetId: string) => ({ fleetId, vehicleId: null, keyId: null, source: 'test' });
+    const score = (scorer: TripScorer = world.scorer) =>
+      new ScoringWorker({ db: database, scorer, logger: quietLogger(), concurrency: 2 }).drain();
+    /** Rows of `table` under a plate in a fleet. */
+    const rowsUnder = async (table: 'trips' | 'trip_uploads' | 'vehicle_stats', fleetId: string, plate: string) =>
+      Number(
+        (
+          await database.db
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('fleet_id', '=', fleetId)
+            .where('plate', '=', plate)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    /** What a fleet's token reads beside one vehicle: the fleet, its drivers and its vehicles. */
+    const fleetReads = async (token: string) => ({
+      fleets: (await get('/v1/fleets?window=90', token)).json(),
+      drivers: (await get('/v1/drivers?window=90', token)).json(),
+      vehicles: (await get('/v1/vehicles?window=90&limit=100', token)).json(),
+    });
+
+    beforeAll(async () => {
+      database = await dialect.open(tripsMigrations, { migrationTable: TRIPS_MIGRATION_TABLE });
+      await claimEnvironment(database.db, 'sandbox', database.location);
+      world = await buildWorld(database, { tripsPerFleet: 24, nowMs });
+      app = await sandboxApiApp(database, nowMs);
+    });
+    afterAll(async () => {
+      await app?.close();
+      await database?.close();
+    });
+
+    it('renames a vehicle: its trips, profile and sums follow the new plate, the old one names nothing', async () => {
+      const alpha = world.fleets[0]!;
+      const from = alpha.plates[0]!;
+      const to = `${from}R`;
+      // An upload of the vehicle not scored yet, and a device key bound to it.
+      await acceptUpload(
+        database.db,
+        connector(alpha.fleetId),
+        'rename-queued-0001',
+        gpsTrip({ startMs: nowMs - 2 * HOUR, vehicle: from, driverId: alpha.drivers[0]!, points: 30 }),
+        nowMs,
+      );
+      const device = await createIngestKey(database.db, {
+        environment: 'sandbox',
+        fleetId: alpha.fleetId,
+        plate: from,
+      });
+
+      const profile = (await get(`/v1/vehicles/${from}?window=90`, alpha.token)).json();
+      const listed = (await get(`/v1/trips?vehicle=${from}&limit=100`, alpha.token)).json();
+      expect(listed.pagination.total).toBe(8);
+      const tripId = listed.trips[0].tripId as string;
+      const detail = await get(`/v1/trips/${tripId}`, alpha.token);
+      const othersBefore = await fleetReads(alpha.token);
+
+      const renamed = await renameVehicle(database.db, { plate: from.toLowerCase(), to: to.toLowerCase() });
+      expect(renamed).toMatchObject({ previousPlate: from, trips: 8, uploads: 9 });
+      expect(renamed.vehicle).toMatchObject({ plate: to, fleetId: alpha.fleetId });
+
+      // The same profile and trips, under the new plate; the old plate answers as a plate never registered.
+      const json = (value: unknown) => JSON.parse(JSON.stringify(value).replaceAll(from, to));
+      expect((await get(`/v1/vehicles/${to}?window=90`, alpha.token)).json()).toEqual(json(profile));
+      expect((await get(`/v1/trips?vehicle=${to}&limit=100`, alpha.token)).json()).toEqual(json(listed));
+      expect((await get(`/v1/vehicles/${from}?window=90`, alpha.token)).statusCode).toBe(404);
+      expect((await get(`/v1/trips?vehicle=${from}`, alpha.token)).json().pagination.total).toBe(0);
+      const after = await get(`/v1/trips/${tripId}`, alpha.token);
+      expect(after.json()).toEqual(json(detail.json()));
+      expect(after.json().trip.links.vehicle).toBe(`/v1/vehicles/${encodeURIComponent(to)}`);
+      // A client holding the trip under the old plate gets the new body, not 304.
+      const revalidated = await get(`/v1/trips/${tripId}`, alpha.token, {
+        'if-none-match': detail.headers.etag as string,
+      });
+      expect(revalidated.statusCode).toBe(200);
+      // The fleet's and its drivers' sums are unchanged; the vehicle list names the new plate.
+      expect(await fleetReads(alpha.token)).toEqual(json(othersBefore));
+      expect(await rowsUnder('vehicle_stats', alpha.fleetId, from)).toBe(0);
+      expect(await rowsUnder('trip_uploads', alpha.fleetId, from)).toBe(0);
+
+      // The upload queued before the rename is scored under the new plate.
+      await score();
+      expect((await get(`/v1/trips?vehicle=${to}&limit=100`, alpha.token)).json().pagination.total).toBe(9);
+      // The device key goes on working (its uploads name no plate); a connector naming the old plate is refused.
+      const principal = await authenticateIngestKey(database.db, 'sandbox', device.secret);
+      const fromDevice = await acceptUpload(
+        database.db,
+        { ...principal, source: 'ingest' },
+        'rename-device-0001',
+        gpsTrip({ startMs: nowMs - 3 * HOUR, driverId: alpha.drivers[1]!, points: 30 }),
+        nowMs,
+      );
+      await score();
+      const deviceTrip = (await get(`/v1/trips/${fromDevice.tripId}`, alpha.token)).json();
+      expect(deviceTrip.trip.vehicle).toBe(to);
+      await expect(
+        acceptUpload(
+          database.db,
+          connector(alpha.fleetId),
+          'rename-old-plate-0001',
+          gpsTrip({ startMs: nowMs - 4 * HOUR, vehicle: from, points: 30 }),
+          nowMs,
+        ),
+      ).rejects.toThrow(ForbiddenError);
+
+      // The old plate is free: another fleet registers it and starts from nothing.
+      const bravo = world.fleets[1]!;
+      await createVehicle(database.db, { fleetId: bravo.fleetId, plate: from });
+      const fresh = (await get(`/v1/vehicles/${from}?window=90`, bravo.token)).json();
+      expect(fresh.vehicle.trips).toBe(0);
+      expect((await get(`/v1/vehicles/${to}?window=90`, bravo.token)).statusCode).toBe(404);
+    });
+
+    it('refuses a rename to a plate taken, to the same plate, of an unknown vehicle or to a malformed plate', async () => {
+      const [alpha, bravo] = world.fleets as [World['fleets'][0], World['fleets'][0]];
+      const plate = alpha.plates[1]!;
+      await expect(renameVehicle(database.db, { plate, to: bravo.plates[0]! })).rejects.toThrow(
+        new AlreadyExistsError(
+          `a vehicle with plate ${bravo.plates[0]} already exists in fleet ${bravo.fleetId}: a plate is unique across the fleets of an environment`,
+        ),
+      );
+      await expect(renameVehicle(database.db, { plate, to: alpha.plates[2]! })).rejects.toThrow(
+        `a vehicle with plate ${alpha.plates[2]} already exists in fleet ${alpha.fleetId}`,
+      );
+      await expect(renameVehicle(database.db, { plate, to: ` ${plate.toLowerCase()}` })).rejects.toThrow(
+        InvalidInputError,
+      );
+      await expect(renameVehicle(database.db, { plate: 'NO-SUCH-1', to: 'NO-SUCH-2' })).rejects.toThrow(NotFoundError);
+      await expect(renameVehicle(database.db, { plate, to: 'А-1' })).rejects.toThrow(/U\+0410/);
+      // Nothing moved.
+      expect(await rowsUnder('trips', alpha.fleetId, plate)).toBe(8);
+    });
+
+    it('takes the new plate for a trip scored, and an upload stored, while the vehicle was renamed', async () => {
+      const charlie = world.fleets[2]!;
+      const first = charlie.plates[0]!;
+      const second = `${first}X`;
+      const third = `${first}Y`;
+      await acceptUpload(
+        database.db,
+        connector(charlie.fleetId),
+        'rename-race-0001',
+        gpsTrip({ startMs: nowMs - 5 * HOUR, vehicle: first, driverId: charlie.drivers[0]!, points: 30 }),
+        nowMs,
+      );
+      // The worker read the upload (plate `first`) before the rename and writes its result after it.
+      let renamed = false;
+      const renamingScorer: TripScorer = {
+        modelVersion: world.scorer.modelVersion,
+        score: async (input) => {
+          if (!renamed) await renameVehicle(database.db, { plate: first, to: second });
+          renamed = true;
+          return world.scorer.score(input);
+        },
+        close: async () => {},
+      };
+      await score(renamingScorer);
+      expect(await rowsUnder('trips', charlie.fleetId, first)).toBe(0);
+      expect(await rowsUnder('vehicle_stats', charlie.fleetId, first)).toBe(0);
+      expect(await rowsUnder('trips', charlie.fleetId, second)).toBe(9);
+
+      // An upload of a device key whose vehicle was looked up before the rename and stored after it.
+      const device = await createIngestKey(database.db, {
+        environment: 'sandbox',
+        fleetId: charlie.fleetId,
+        plate: second,
+      });
+      const sender = { ...(await authenticateIngestKey(database.db, 'sandbox', device.secret)), source: 'ingest' };
+      const renamingPreparer: UploadPreparer = {
+        ...inlineUploadPreparer,
+        prepare: async (request) => {
+          const prepared = await inlineUploadPreparer.prepare(request);
+          await renameVehicle(database.db, { plate: second, to: third });
+          return prepared;
+        },
+      };
+      await acceptUpload(
+        database.db,
+        sender,
+        'rename-race-0002',
+        gpsTrip({ startMs: nowMs - 6 * HOUR, points: 30 }),
+        nowMs,
+        renamingPreparer,
+      );
+      await score();
+      expect(await rowsUnder('trip_uploads', charlie.fleetId, second)).toBe(0);
+      expect(await rowsUnder('trips', charlie.fleetId, third)).toBe(10);
+      expect((await get(`/v1/vehicles/${third}?window=90`, charlie.token)).json().vehicle.trips).toBe(10);
+
+      // And one whose vehicle was deleted meanwhile is refused (its key went with it), leaving nothing behind.
+      const deletingPreparer: UploadPreparer = {
+        ...inlineUploadPreparer,
+        prepare: async (request) => {
+          const prepared = await inlineUploadPreparer.prepare(request);
+          await deleteVehicle(database.db, third, { nowMs });
+          return prepared;
+        },
+      };
+      await expect(
+        acceptUpload(
+          database.db,
+          sender,
+          'rename-race-0003',
+          gpsTrip({ startMs: nowMs - 7 * HOUR, points: 30 }),
+          nowMs,
+          deletingPreparer,
+        ),
+      ).rejects.toThrow(UnauthenticatedError);
+      expect(await rowsUnder('trip_uploads', charlie.fleetId, third)).toBe(0);
+    });
+
+    it('deletes a vehicle with its trips, uploads, sums and device keys, and leaves the rest as it was', async () => {
+      const bravo = world.fleets[1]!;
+      const plate = bravo.plates[1]!;
+      const keep = bravo.plates[2]!;
+      await acceptUpload(
+        database.db,
+        connector(bravo.fleetId),
+        'delete-vehicle-queued-1',
+        gpsTrip({ startMs: nowMs - 2 * HOUR, vehicle: plate, driverId: bravo.drivers[0]!, points: 30 }),
+        nowMs,
+      );
+      const device = await createIngestKey(database.db, { environment: 'sandbox', fleetId: bravo.fleetId, plate });
+      const kept = (await get(`/v1/vehicles/${keep}?window=90`, bravo.token)).json();
+      const alphaBefore = await fleetReads(world.fleets[0]!.token);
+      const fleetBefore = (await get('/v1/fleets?window=90', bravo.token)).json().fleets[0];
+      const vehicleBefore = (await get(`/v1/vehicles/${plate}?window=90`, bravo.token)).json().vehicle;
+      const totalBefore = (await get('/v1/trips', bravo.token)).json().pagination.total as number;
+
+      const expected = { trips: 8, uploads: 9, deviceKeys: 1 };
+      expect(await vehicleDeletionCounts(database.db, plate)).toMatchObject(expected);
+      // Small batches: the counts must come out exact across several transactions.
+      expect(await deleteVehicle(database.db, plate, { nowMs, batchSize: 3 })).toMatchObject({
+        ...expected,
+        vehicle: { plate, fleetId: bravo.fleetId },
+      });
+
+      for (const table of ['trips', 'trip_uploads', 'vehicle_stats'] as const) {
+        expect(await rowsUnder(table, bravo.fleetId, plate), table).toBe(0);
+      }
+      expect((await listVehicles(database.db, { fleetId: bravo.fleetId })).map((v) => v.plate)).not.toContain(plate);
+      await expect(authenticateIngestKey(database.db, 'sandbox', device.secret)).rejects.toThrow(UnauthenticatedError);
+      expect((await get(`/v1/vehicles/${plate}?window=90`, bravo.token)).statusCode).toBe(404);
+      expect((await get('/v1/trips', bravo.token)).json().pagination.total).toBe(totalBefore - 8);
+      const fleetAfter = (await get('/v1/fleets?window=90', bravo.token)).json().fleets[0];
+      expect(fleetAfter.trips).toBe(fleetBefore.trips - vehicleBefore.trips);
+      expect(fleetAfter.distanceKm).toBeCloseTo(fleetBefore.distanceKm - vehicleBefore.distanceKm, 1);
+      // Its drivers stay registered; the other vehicle and the other fleets are as they were.
+      const drivers = (await get('/v1/drivers?window=90', bravo.token)).json().drivers as Array<{ driverId: string }>;
+      expect(drivers.map((d) => d.driverId).sort()).toEqual([...bravo.drivers].sort());
+      expect((await get(`/v1/vehicles/${keep}?window=90`, bravo.token)).json()).toEqual(kept);
+      expect(await fleetReads(world.fleets[0]!.token)).toEqual(alphaBefore);
+      // The store-wide per-day totals still equal the per-fleet counts added up.
+      const totals = await sql<{ day: number; n: number; sum: number | null }>`
+        select t.day, t.trip_count as n, (select sum(c.trip_count) from trip_day_counts c where c.day = t.day) as sum
+        from trip_day_totals t`.execute(database.db);
+      for (const row of totals.rows) expect(Number(row.n), `day ${row.day}`).toBe(Number(row.sum ?? 0));
+
+      await expect(deleteVehicle(database.db, plate, { nowMs })).rejects.toThrow(NotFoundError);
+      // The plate can be registered again, with nothing of the deleted vehicle's.
+      await createVehicle(database.db, { fleetId: bravo.fleetId, plate });
+      expect((await get(`/v1/vehicles/${plate}?window=90`, bravo.token)).json().vehicle.trips).toBe(0);
+    });
+  });
+});
