@@ -11,6 +11,7 @@ import type { TripScorer } from '../src/scoring/trip-scorer.ts';
 import { authenticateIngestKey, createIngestKey } from '../src/store/ingest-keys.ts';
 import { TRIPS_MIGRATION_TABLE, tripsMigrations } from '../src/store/migrations.ts';
 import { claimEnvironment, type TripsDatabase } from '../src/store/open-trips-database.ts';
+import { LIST_COLUMNS, type TripListRow, tripItemJson } from '../src/store/trip-item.ts';
 import { deleteVehicle, renameVehicle, vehicleDeletionCounts } from '../src/store/vehicle-changes.ts';
 import { createVehicle, listVehicles } from '../src/store/vehicles.ts';
 import { gpsTrip } from './fixtures/telemetry.ts';
@@ -106,6 +107,15 @@ describe.each(testDialects())('renaming and deleting a vehicle on $label', (dial
       expect(await fleetReads(alpha.token)).toEqual(json(othersBefore));
       expect(await rowsUnder('vehicle_stats', alpha.fleetId, from)).toBe(0);
       expect(await rowsUnder('trip_uploads', alpha.fleetId, from)).toBe(0);
+      // Each stored list item is what the trip's columns make of it, byte for byte.
+      const stored = await database.db
+        .selectFrom('trips')
+        .select([...LIST_COLUMNS, 'item_json'])
+        .where('fleet_id', '=', alpha.fleetId)
+        .where('plate', '=', to)
+        .execute();
+      expect(stored).toHaveLength(8);
+      for (const row of stored) expect(row.item_json).toBe(tripItemJson(row as TripListRow));
 
       // The upload queued before the rename is scored under the new plate.
       await score();
