@@ -370,7 +370,7 @@ describe.each(testDialects())('file connectors on $label', (dialect) => {
         location: expect.any(String),
         reason: expect.stringMatching(
           new RegExp(
-            `^Idempotency-Key "nd-trip-0001" was already used in this fleet for a different trip \\(${first.tripIds[0]}\\)`,
+            `^clientTripId "nd-trip-0001" was already used in this fleet for a different trip \\(${first.tripIds[0]}\\)`,
           ),
         ),
       });
@@ -380,6 +380,33 @@ describe.each(testDialects())('file connectors on $label', (dialect) => {
         .where('idempotency_key', '=', 'nd-trip-0001')
         .execute();
       expect(rows).toEqual([{ plate: 'IM-1' }]);
+    });
+
+    it('rejects a trip whose clientTripId cannot be a key, naming the field of the file rather than the header', async () => {
+      const file = path.join(dir, 'short-ids.ndjson');
+      const fixes = (t0: number) =>
+        Array.from({ length: 40 }, (_, i) =>
+          JSON.stringify({ type: 'gps', t: t0 + i * 1000, lon: 7.42 + i * 0.0002, lat: 43.73, speedMps: 14 }),
+        );
+      const t0 = Date.UTC(2026, 9, 3, 8);
+      writeFileSync(
+        file,
+        [
+          JSON.stringify({ type: 'header', clientTripId: 'abc' }),
+          ...fixes(t0),
+          JSON.stringify({ type: 'header', clientTripId: 'short-id-ok-0001' }),
+          ...fixes(t0 + 3_600_000),
+        ].join('\n'),
+      );
+      const s = await importFile(database.db, file, options);
+      expect(s).toMatchObject({ trips: 2, imported: 1 });
+      expect(s.rejected).toEqual([
+        {
+          location: expect.any(String),
+          reason:
+            'clientTripId "abc" must be 8-128 characters of A-Z, a-z, 0-9, ".", "_", ":" or "-" (or left out: the import then keys the trip by its content)',
+        },
+      ]);
     });
 
     it('takes no field of an NDJSON header from a "__proto__" key, and changes no prototype', async () => {

@@ -6,7 +6,13 @@ import { DomainError } from '@svc/platform';
 import { type Sample, type TelemetryBatch, validateTelemetry } from '@svc/scoring';
 import { IdempotencyConflictError } from '../errors.ts';
 import { canonicalPlate } from '../ids.ts';
-import { type AcceptedUpload, acceptUpload, type SkippedMovement, type UploadSender } from '../ingest/accept-upload.ts';
+import {
+  type AcceptedUpload,
+  acceptUpload,
+  IDEMPOTENCY_KEY_PATTERN,
+  type SkippedMovement,
+  type UploadSender,
+} from '../ingest/accept-upload.ts';
 import type { TripsDb } from '../store/open-trips-database.ts';
 import { readCsv } from './csv-connector.ts';
 import type { FileContents, FileRejection, FileTrip } from './file-trip.ts';
@@ -224,11 +230,19 @@ async function importTrip(db: TripsDb, file: string, trip: FileTrip, options: Im
     ...(driverId !== undefined ? { driverId } : {}),
     samples: trip.samples,
   } as TelemetryBatch;
+  const clientTripId = typeof trip.meta.clientTripId === 'string' ? trip.meta.clientTripId : undefined;
+  if (clientTripId !== undefined && !IDEMPOTENCY_KEY_PATTERN.test(clientTripId)) {
+    const shown = clientTripId.length > 60 ? `${clientTripId.slice(0, 60)}...` : clientTripId;
+    return {
+      kind: 'rejected',
+      reason: `clientTripId ${JSON.stringify(shown)} must be 8-128 characters of A-Z, a-z, 0-9, ".", "_", ":" or "-" (or left out: the import then keys the trip by its content)`,
+    };
+  }
   try {
-    if (typeof trip.meta.clientTripId === 'string') {
+    if (clientTripId !== undefined) {
       // The file's own trip id is the key, as the endpoint's Idempotency-Key (unchanged).
       const nowMs = options.nowMs ?? Date.now();
-      return outcomeOf(await acceptUpload(db, senderOf(file, options), trip.meta.clientTripId, batch, nowMs));
+      return outcomeOf(await acceptUpload(db, senderOf(file, options), clientTripId, batch, nowMs));
     }
     return await importByContent(db, file, trip, batch, vehicle, driverId, options);
   } catch (err) {
@@ -236,8 +250,10 @@ async function importTrip(db: TripsDb, file: string, trip: FileTrip, options: Im
       err instanceof DomainError &&
       (err.code === 'invalid_input' || err.code === 'forbidden' || err.code === 'idempotency_conflict')
     ) {
-      // Validation names samples by index; the file's reader knows their line.
-      const reason = err.message.replace(/samples\[(\d+)\]\.?/g, (_m, i: string) => `${trip.locate(Number(i))}: `);
+      // Validation names samples by index; the file's reader knows their line. The ingest's messages name the
+      // endpoint's Idempotency-Key header, which a file's trip id stands for.
+      let reason = err.message.replace(/samples\[(\d+)\]\.?/g, (_m, i: string) => `${trip.locate(Number(i))}: `);
+      if (clientTripId !== undefined) reason = reason.replace(/^Idempotency-Key "/, 'clientTripId "');
       return { kind: 'rejected', reason };
     }
     throw err;
