@@ -1,7 +1,6 @@
 import { NotFoundError } from '@svc/platform';
 import { testDialects } from '@svc/platform/testing';
 import type { FastifyInstance } from 'fastify';
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AlreadyExistsError, ForbiddenError, InvalidInputError, UnauthenticatedError } from '../src/errors.ts';
 import { acceptUpload } from '../src/ingest/accept-upload.ts';
@@ -14,6 +13,7 @@ import { claimEnvironment, type TripsDatabase } from '../src/store/open-trips-da
 import { LIST_COLUMNS, type TripListRow, tripItemJson } from '../src/store/trip-item.ts';
 import { deleteVehicle, renameVehicle, vehicleDeletionCounts } from '../src/store/vehicle-changes.ts';
 import { createVehicle, listVehicles } from '../src/store/vehicles.ts';
+import { expectDayCountsMatchTrips } from './fixtures/store-checks.ts';
 import { gpsTrip } from './fixtures/telemetry.ts';
 import { buildWorld, quietLogger, sandboxApiApp, type World } from './fixtures/world.ts';
 
@@ -289,11 +289,8 @@ describe.each(testDialects())('renaming and deleting a vehicle on $label', (dial
       expect(drivers.map((d) => d.driverId).sort()).toEqual([...bravo.drivers].sort());
       expect((await get(`/v1/vehicles/${keep}?window=90`, bravo.token)).json()).toEqual(kept);
       expect(await fleetReads(world.fleets[0]!.token)).toEqual(alphaBefore);
-      // The store-wide per-day totals still equal the per-fleet counts added up.
-      const totals = await sql<{ day: number; n: number; sum: number | null }>`
-        select t.day, t.trip_count as n, (select sum(c.trip_count) from trip_day_counts c where c.day = t.day) as sum
-        from trip_day_totals t`.execute(database.db);
-      for (const row of totals.rows) expect(Number(row.n), `day ${row.day}`).toBe(Number(row.sum ?? 0));
+      // The per-day counts (and store-wide totals) still count exactly the trips left.
+      await expectDayCountsMatchTrips(database.db);
 
       await expect(deleteVehicle(database.db, plate, { nowMs })).rejects.toThrow(NotFoundError);
       // The plate can be registered again, with nothing of the deleted vehicle's.
