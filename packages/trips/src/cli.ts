@@ -17,6 +17,7 @@ import { parseDays, parseExpiry, parseSeed, printRows } from './cli/output.ts';
 import { countProgress } from './cli/progress.ts';
 import { refuseStoreFile, type StoreFile } from './cli/store-files.ts';
 import { type TripsConfig, tripsConfigSpec } from './config.ts';
+import { escapeUnprintable } from './display-text.ts';
 import { ENVIRONMENTS, type Environment, parseEnvironment } from './environment.ts';
 import type { TripScorer } from './scoring/trip-scorer.ts';
 import { createApiToken, listApiTokens, revokeApiToken } from './store/api-tokens.ts';
@@ -345,7 +346,9 @@ vehicles
         make: opts.make,
         model: opts.model,
       });
-      process.stdout.write(`${v.plate}: ${v.machineType}, ${v.make ?? '-'} ${v.model ?? '-'}\n`);
+      // Make and model may be from before control characters were refused: shown escaped, as the list shows them.
+      const shown = (text: string | null) => (text === null ? '-' : escapeUnprintable(text));
+      process.stdout.write(`${v.plate}: ${v.machineType}, ${shown(v.make)} ${shown(v.model)}\n`);
     }),
   );
 

@@ -794,4 +794,105 @@ describe('admin CLI (npx trips)', () => {
     expect(built.code).toBe(1);
     expect(built.stderr).toBe(`trips: cannot write ${folder}: it is a folder, not a file\n`);
   }, 60_000);
+
+  it('refuses control characters and bidirectional controls in names where they enter, and lists those stored before escaped', async () => {
+    // A store of its own: the other tests count the sandbox's tokens.
+    const own = mkdtempSync(path.join(tmpdir(), 'trips-cli-names-'));
+    const tripsIn = async (...args: string[]) =>
+      run(process.execPath, [BIN, ...args], { env: { ...env, DATA_DIR: own }, timeout: 120_000 });
+    try {
+      await tripsIn('fleets', 'create', '--name', 'Names', '--id', 'fleet_names');
+      await tripsIn('vehicles', 'create', '--fleet', 'fleet_names', '--plate', 'NM-1');
+      await tripsIn('drivers', 'create', '--fleet', 'fleet_names', '--id', 'drv-names');
+      const rule =
+        'control characters (U+0000-U+001F, U+007F-U+009F) and bidirectional controls (U+202A-U+202E, U+2066-U+2069) are not allowed';
+      for (const [args, field, code, what] of [
+        [['fleets', 'create', '--name', 'Evil\u001b[31mRED'], 'fleet name', 'U+001B', 'a control character'],
+        [['fleets', 'create', '--name', 'two\nlines'], 'fleet name', 'U+000A', 'a control character'],
+        [
+          ['drivers', 'create', '--fleet', 'fleet_names', '--id', 'd2', '--name', 'a\u202eb'],
+          'driver name',
+          'U+202E',
+          'a bidirectional control',
+        ],
+        [
+          ['drivers', 'rename', '--fleet', 'fleet_names', '--id', 'drv-names', '--name', 'x\u2066y'],
+          'driver name',
+          'U+2066',
+          'a bidirectional control',
+        ],
+        [
+          ['tokens', 'create', '--fleet', 'fleet_names', '--owner', 'own\rer'],
+          'token owner',
+          'U+000D',
+          'a control character',
+        ],
+        [
+          ['ingest-keys', 'create', '--fleet', 'fleet_names', '--name', 'key\u001b[2J'],
+          'ingest key name',
+          'U+001B',
+          'a control character',
+        ],
+        [
+          ['vehicles', 'create', '--fleet', 'fleet_names', '--plate', 'NM-2', '--make', 'Ford\u0085'],
+          'vehicle make',
+          'U+0085',
+          'a control character',
+        ],
+        [
+          ['vehicles', 'update', '--plate', 'NM-1', '--model', 'T\u007f'],
+          'vehicle model',
+          'U+007F',
+          'a control character',
+        ],
+      ] as const) {
+        const failure = await tripsIn(...args).catch((e) => e);
+        expect(failure.code, args.join(' ')).toBe(1);
+        expect(failure.stdout, args.join(' ')).toBe('');
+        expect(failure.stderr, args.join(' ')).toBe(`trips: ${field} is invalid: ${code} is ${what}; ${rule}\n`);
+      }
+      // Nothing of it was stored.
+      const listed = async (what: string) => JSON.parse((await tripsIn(what, 'list', '--json')).stdout);
+      expect((await listed('fleets')).map((f: { fleetId: string }) => f.fleetId)).toEqual(['fleet_names']);
+      expect(await listed('drivers')).toMatchObject([{ driverId: 'drv-names', name: null }]);
+      expect(await listed('vehicles')).toMatchObject([{ plate: 'NM-1', make: null, model: null }]);
+      expect(await listed('tokens')).toEqual([]);
+      expect(await listed('ingest-keys')).toEqual([]);
+
+      // Names stored before the rule: the text lists show them escaped, --json as they are.
+      await tripsIn('tokens', 'create', '--fleet', 'fleet_names', '--owner', 'owner');
+      await tripsIn('ingest-keys', 'create', '--fleet', 'fleet_names', '--name', 'key');
+      const evil = 'Evil\u001b[31mRED\nsecond line\u202egnp.exe\u0085';
+      const shown = 'Evil\\u001b[31mRED\\u000asecond line\\u202egnp.exe\\u0085';
+      const database = await openTripsDatabase({
+        environment: 'production',
+        sqliteFile: path.join(own, 'trips-production.db'),
+      });
+      try {
+        await database.db.updateTable('fleets').set({ name: evil }).execute();
+        await database.db.updateTable('drivers').set({ name: evil }).execute();
+        await database.db.updateTable('vehicles').set({ make: evil, model: evil }).execute();
+        await database.db.updateTable('api_tokens').set({ owner: evil }).execute();
+        await database.db.updateTable('ingest_keys').set({ name: evil }).execute();
+      } finally {
+        await database.close();
+      }
+      for (const what of ['fleets', 'drivers', 'vehicles', 'tokens', 'ingest-keys']) {
+        const text = (await tripsIn(what, 'list')).stdout;
+        // A header and one row, the stored name escaped in it.
+        expect(text.split('\n'), what).toHaveLength(3);
+        expect(text, what).toContain(shown);
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: no control character but the line ends
+        expect(text, what).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+        expect(JSON.stringify(await listed(what)), what).toContain(JSON.stringify(evil).slice(1, -1));
+      }
+      const updated = await tripsIn('vehicles', 'update', '--plate', 'NM-1', '--type', 'van');
+      expect(updated.stdout).toBe(`NM-1: van, ${shown} ${shown}\n`);
+      // A token of a fleet so named is still issued: its default owner, the fleet's name, is stored escaped.
+      const token = await tripsIn('tokens', 'create', '--fleet', 'fleet_names');
+      expect(token.stderr).toContain(`(owner ${shown})`);
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -1,4 +1,10 @@
-/** Prints rows as an aligned text table (or JSON with --json), for the admin CLI. */
+import { escapeUnprintable } from '../display-text.ts';
+
+/**
+ * Prints rows as an aligned text table (or JSON with --json), for the admin CLI. A control character or
+ * bidirectional control in a cell (a name stored before they were refused) is shown escaped: printed raw, a newline
+ * split the row and an ESC sequence recoloured or rewrote the operator's terminal.
+ */
 export function printRows(
   rows: Array<Record<string, unknown>>,
   options: { json?: boolean; empty?: string } = {},
@@ -12,7 +18,8 @@ export function printRows(
     return;
   }
   const columns = Object.keys(rows[0]!);
-  const cell = (v: unknown) => (v === null || v === undefined ? '-' : Array.isArray(v) ? v.join(',') : String(v));
+  const cell = (v: unknown) =>
+    v === null || v === undefined ? '-' : escapeUnprintable(Array.isArray(v) ? v.join(',') : String(v));
   const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
   const line = (values: string[]) =>
     values

@@ -1,6 +1,7 @@
 import { arg, NotFoundError, runShape, sqliteHandleOf, toDomainError } from '@svc/platform';
 import { sql } from 'kysely';
 import { environmentOfSecret, generateSecret, hashSecret, secretPrefix } from '../auth/secrets.ts';
+import { checkDisplayText, escapeUnprintable } from '../display-text.ts';
 import type { Environment } from '../environment.ts';
 import { ForbiddenError, InvalidInputError, UnauthenticatedError } from '../errors.ts';
 import { newTokenId } from '../ids.ts';
@@ -43,10 +44,13 @@ export async function createApiToken(
   if (fleets.length === 0) throw new InvalidInputError('a token needs at least one fleet (--fleet <id>)');
   const names: string[] = [];
   for (const fleetId of fleets) names.push((await requireFleet(db, fleetId)).name);
-  const owner = (input.owner ?? defaultOwner(names)).trim();
+  // A fleet named before names were checked may hold control characters: the default owner shows them escaped,
+  // so that such a fleet can still be given a token.
+  const owner = (input.owner ?? defaultOwner(names.map(escapeUnprintable))).trim();
   if (owner.length === 0 || owner.length > OWNER_MAX_CHARS) {
     throw new InvalidInputError(`token owner must be 1-${OWNER_MAX_CHARS} characters`);
   }
+  checkDisplayText('token owner', owner);
   if (input.expiresAtMs != null && input.expiresAtMs <= nowMs) {
     throw new InvalidInputError('token expiry must be in the future');
   }

@@ -1,5 +1,6 @@
 import { NotFoundError, UniqueViolationError } from '@svc/platform';
 import type { Kysely } from 'kysely';
+import { checkDisplayText } from '../display-text.ts';
 import { AlreadyExistsError, InvalidInputError } from '../errors.ts';
 import { DRIVER_ID_PATTERN } from '../ids.ts';
 import { requireFleet } from './fleets.ts';
@@ -65,11 +66,11 @@ export async function createDriver(
   };
 }
 
-/** Checks and trims a driver's display name (1-200 characters). */
+/** Checks and trims a driver's display name (1-200 characters, none a terminal would obey rather than show). */
 function checkDriverName(name: string): string {
   const trimmed = name.trim();
   if (trimmed.length === 0 || trimmed.length > 200) throw new InvalidInputError('driver name must be 1-200 characters');
-  return trimmed;
+  return checkDisplayText('driver name', trimmed);
 }
 
 /**

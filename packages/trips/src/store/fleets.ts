@@ -1,4 +1,5 @@
 import { NotFoundError, UniqueViolationError } from '@svc/platform';
+import { checkDisplayText } from '../display-text.ts';
 import { AlreadyExistsError, InvalidInputError } from '../errors.ts';
 import { FLEET_ID_PATTERN, newFleetId } from '../ids.ts';
 import type { TripsDb } from './open-trips-database.ts';
@@ -17,6 +18,7 @@ export async function createFleet(
 ): Promise<Fleet> {
   const name = input.name.trim();
   if (name.length === 0 || name.length > 200) throw new InvalidInputError('fleet name must be 1-200 characters');
+  checkDisplayText('fleet name', name);
   const fleetId = input.fleetId ?? newFleetId();
   if (!FLEET_ID_PATTERN.test(fleetId)) {
     throw new InvalidInputError(`fleet id "${fleetId}" is invalid: use fleet_ followed by 1-64 of a-z, 0-9, _ or -`);

@@ -1,5 +1,6 @@
 import { NotFoundError } from '@svc/platform';
 import { environmentOfSecret, generateSecret, hashSecret, secretPrefix } from '../auth/secrets.ts';
+import { checkDisplayText } from '../display-text.ts';
 import type { Environment } from '../environment.ts';
 import { ForbiddenError, InvalidInputError, UnauthenticatedError } from '../errors.ts';
 import { newIngestKeyId } from '../ids.ts';
@@ -41,6 +42,7 @@ export async function createIngestKey(
   }
   const name = (input.name ?? (plate ? `device ${plate}` : 'connector')).trim();
   if (name.length === 0 || name.length > 200) throw new InvalidInputError('ingest key name must be 1-200 characters');
+  checkDisplayText('ingest key name', name);
   const { secret, hash, hint } = generateSecret('ingest', input.environment);
   const keyId = newIngestKeyId();
   await db

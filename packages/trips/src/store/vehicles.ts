@@ -1,5 +1,6 @@
 import { NotFoundError, UniqueViolationError } from '@svc/platform';
 import type { MachineType } from '@svc/scoring';
+import { checkDisplayText } from '../display-text.ts';
 import { AlreadyExistsError, InvalidInputError } from '../errors.ts';
 import { canonicalPlate, isValidPlate, newVehicleId, plateCharacterProblem } from '../ids.ts';
 import { requireFleet } from './fleets.ts';
@@ -53,7 +54,7 @@ function parseMachineType(input: string): MachineType {
   return machineType as MachineType;
 }
 
-/** Checks make and model (1-100 characters when given). */
+/** Checks make and model (1-100 characters when given, none a terminal would obey rather than show). */
 function checkMakeModel(input: { make?: string | undefined; model?: string | undefined }): void {
   for (const [field, value] of [
     ['make', input.make],
@@ -62,6 +63,7 @@ function checkMakeModel(input: { make?: string | undefined; model?: string | und
     if (value !== undefined && (value.trim().length === 0 || value.length > 100)) {
       throw new InvalidInputError(`vehicle ${field} must be 1-100 characters`);
     }
+    if (value !== undefined) checkDisplayText(`vehicle ${field}`, value.trim());
   }
 }
 
