@@ -20,18 +20,18 @@ import { type TripsConfig, tripsConfigSpec } from './config.ts';
 import { escapeUnprintable } from './display-text.ts';
 import { ENVIRONMENTS, type Environment, parseEnvironment } from './environment.ts';
 import type { TripScorer } from './scoring/trip-scorer.ts';
-import { createApiToken, listApiTokens, revokeApiToken } from './store/api-tokens.ts';
+import { type ApiTokenInfo, createApiToken, listApiTokens, revokeApiToken } from './store/api-tokens.ts';
 import { checkNewDriverId, createDriver, listDrivers, renameDriver } from './store/drivers.ts';
 import { deleteFleet, fleetDeletionCounts } from './store/fleet-deletion.ts';
 import { createFleet, listFleets, requireFleet } from './store/fleets.ts';
-import { createIngestKey, listIngestKeys, revokeIngestKey } from './store/ingest-keys.ts';
+import { createIngestKey, type IngestKeyInfo, listIngestKeys, revokeIngestKey } from './store/ingest-keys.ts';
 import { queueCounts, requeue } from './store/job-queue.ts';
 import { deleteLocationData, driverDataCounts, eraseDriver } from './store/location-data.ts';
 import { tripsMigrations } from './store/migrations.ts';
 import { otherModelsNotice, tripsScoredByOtherModels } from './store/model-versions.ts';
 import { openTripsDatabase, type TripsDatabase } from './store/open-trips-database.ts';
 import { deleteVehicle, renameVehicle, vehicleDeletionCounts } from './store/vehicle-changes.ts';
-import { createVehicle, listVehicles, requireVehicle, updateVehicle } from './store/vehicles.ts';
+import { createVehicle, listVehicles, requireVehicle, updateVehicle, type Vehicle } from './store/vehicles.ts';
 
 const envOption = () =>
   new Option('--env <environment>', 'environment whose database to use')
@@ -97,15 +97,23 @@ async function storeFiles(): Promise<StoreFile[]> {
 const err = (text: string) => process.stderr.write(`${text}\n`);
 
 /**
- * Writes a new secret, the one result of `tokens create` and `ingest-keys create`, and says whether the write failed:
- * a reader gone before it (`... | vault-cli` that stopped at once) got no secret, while the command said 0 and
- * left the credential active, held by no one.
+ * Writes the output holding a new secret, the one result of `tokens create` and `ingest-keys create` (the secret,
+ * or with --json the object holding it), and says whether the write failed: a reader gone before it
+ * (`... | vault-cli` that stopped at once) got no secret, while the command said 0 and left the credential active,
+ * held by no one.
  */
-function writeSecret(secret: string): Promise<NodeJS.ErrnoException | null> {
+function writeSecret(text: string): Promise<NodeJS.ErrnoException | null> {
   return new Promise((resolve) => {
-    process.stdout.write(`${secret}\n`, (error) => resolve(error ?? null));
+    process.stdout.write(`${text}\n`, (error) => resolve(error ?? null));
   });
 }
+
+/**
+ * The JSON of what a create command made, with --json: one object, shaped as the matching `list --json` shows it,
+ * so that a script reads the id from stdout instead of from a sentence.
+ */
+const asJson = (created: object) => JSON.stringify(created, null, 2);
+const jsonOption = () => new Option('--json', 'print what was created as a JSON object, as list --json shows it');
 
 const undelivered = (id: string, error: NodeJS.ErrnoException) =>
   new Error(
@@ -250,11 +258,12 @@ fleets
   .description('create a fleet')
   .requiredOption('--name <name>', 'display name')
   .option('--id <fleetId>', 'fleet id (fleet_ + a-z, 0-9, _ or -); generated when omitted')
+  .addOption(jsonOption())
   .addOption(envOption())
-  .action((opts: { name: string; id?: string; env: string }) =>
+  .action((opts: { name: string; id?: string; json?: boolean; env: string }) =>
     withDatabase(opts.env, async (db) => {
       const fleet = await createFleet(db.db, { name: opts.name, fleetId: opts.id });
-      process.stdout.write(`${fleet.fleetId}\n`);
+      process.stdout.write(`${opts.json ? asJson(fleet) : fleet.fleetId}\n`);
     }),
   );
 fleets
@@ -288,6 +297,15 @@ fleets
   );
 
 const vehicles = program.command('vehicles').description('vehicles, addressed by plate');
+/** A vehicle as `vehicles list` shows it (its internal id is no one's business). */
+const vehicleRow = (v: Vehicle) => ({
+  plate: v.plate,
+  fleetId: v.fleetId,
+  machineType: v.machineType,
+  make: v.make,
+  model: v.model,
+  createdAt: v.createdAt,
+});
 vehicles
   .command('create')
   .description('register a vehicle in a fleet')
@@ -296,18 +314,28 @@ vehicles
   .option('--type <machineType>', 'car, van, truck, motorcycle or bus', 'car')
   .option('--make <make>', 'manufacturer')
   .option('--model <model>', 'model')
+  .addOption(jsonOption())
   .addOption(envOption())
-  .action((opts: { fleet: string; plate: string; type: string; make?: string; model?: string; env: string }) =>
-    withDatabase(opts.env, async (db) => {
-      const v = await createVehicle(db.db, {
-        fleetId: opts.fleet,
-        plate: opts.plate,
-        machineType: opts.type,
-        make: opts.make,
-        model: opts.model,
-      });
-      process.stdout.write(`${v.plate}\n`);
-    }),
+  .action(
+    (opts: {
+      fleet: string;
+      plate: string;
+      type: string;
+      make?: string;
+      model?: string;
+      json?: boolean;
+      env: string;
+    }) =>
+      withDatabase(opts.env, async (db) => {
+        const v = await createVehicle(db.db, {
+          fleetId: opts.fleet,
+          plate: opts.plate,
+          machineType: opts.type,
+          make: opts.make,
+          model: opts.model,
+        });
+        process.stdout.write(`${opts.json ? asJson(vehicleRow(v)) : v.plate}\n`);
+      }),
   );
 vehicles
   .command('list')
@@ -318,15 +346,7 @@ vehicles
   .action((opts: { fleet?: string; json?: boolean; env: string }) =>
     withDatabase(opts.env, async (db) => {
       if (opts.fleet !== undefined) await requireFleet(db.db, opts.fleet);
-      const rows = (await listVehicles(db.db, { fleetId: opts.fleet })).map((v) => ({
-        plate: v.plate,
-        fleetId: v.fleetId,
-        machineType: v.machineType,
-        make: v.make,
-        model: v.model,
-        createdAt: v.createdAt,
-      }));
-      printRows(rows, { json: opts.json });
+      printRows((await listVehicles(db.db, { fleetId: opts.fleet })).map(vehicleRow), { json: opts.json });
     }),
   );
 
@@ -397,11 +417,12 @@ drivers
   .requiredOption('--fleet <fleetId>', 'fleet')
   .requiredOption('--id <driverId>', 'driver id as the telematics report it')
   .option('--name <name>', 'display name')
+  .addOption(jsonOption())
   .addOption(envOption())
-  .action((opts: { fleet: string; id: string; name?: string; env: string }) =>
+  .action((opts: { fleet: string; id: string; name?: string; json?: boolean; env: string }) =>
     withDatabase(opts.env, async (db) => {
       const d = await createDriver(db.db, { fleetId: opts.fleet, driverId: opts.id, name: opts.name });
-      process.stdout.write(`${d.driverId}\n`);
+      process.stdout.write(`${opts.json ? asJson(d) : d.driverId}\n`);
     }),
   );
 drivers
@@ -532,6 +553,18 @@ locations
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 const tokens = program.command('tokens').description('API tokens (bearer tokens of /v1)');
+/** A token as `tokens list` shows it at `nowMs`: its hint, never its secret. */
+const tokenRow = (t: ApiTokenInfo, nowMs: number) => ({
+  tokenId: t.tokenId,
+  hint: `${t.hint}...`,
+  owner: t.owner,
+  admin: t.admin,
+  fleets: t.fleets,
+  rateLimitPerMin: t.rateLimitPerMin,
+  status: t.revokedAt ? 'revoked' : t.expiresAt && Date.parse(t.expiresAt) <= nowMs ? 'expired' : 'active',
+  expiresAt: t.expiresAt,
+  createdAt: t.createdAt,
+});
 tokens
   .command('create')
   .description('issue a token; it is printed once on stdout and stored only as a SHA-256 hash')
@@ -540,9 +573,23 @@ tokens
   .option('--owner <owner>', 'who holds the token (default: the fleet names)')
   .option('--expires <when>', 'expiry: a duration (90d, 12h, 30m, 2w) or an ISO 8601 date')
   .option('--rate-limit <perMinute>', 'requests per minute for this token (default: the service limit)')
+  .addOption(
+    new Option(
+      '--json',
+      'print the token as a JSON object, as tokens list --json shows it, with its secret in "secret"',
+    ),
+  )
   .addOption(envOption())
   .action(
-    (opts: { fleet: string[]; admin?: boolean; owner?: string; expires?: string; rateLimit?: string; env: string }) =>
+    (opts: {
+      fleet: string[];
+      admin?: boolean;
+      owner?: string;
+      expires?: string;
+      rateLimit?: string;
+      json?: boolean;
+      env: string;
+    }) =>
       withDatabase(opts.env, async (db, environment) => {
         // Digits only: Number() also reads "0x10" (16), "1e3" and "0b11", which no one means as a limit.
         if (opts.rateLimit !== undefined && !/^\d+$/.test(opts.rateLimit.trim())) {
@@ -557,7 +604,7 @@ tokens
           expiresAtMs: opts.expires !== undefined ? parseExpiry(opts.expires) : null,
           rateLimitPerMin: rate,
         });
-        const failed = await writeSecret(secret);
+        const failed = await writeSecret(opts.json ? asJson({ ...tokenRow(token, Date.now()), secret }) : secret);
         if (failed) {
           await revokeApiToken(db.db, token.tokenId);
           throw undelivered(token.tokenId, failed);
@@ -575,18 +622,10 @@ tokens
   .action((opts: { json?: boolean; env: string }) =>
     withDatabase(opts.env, async (db) => {
       const now = Date.now();
-      const rows = (await listApiTokens(db.db)).map((t) => ({
-        tokenId: t.tokenId,
-        hint: `${t.hint}...`,
-        owner: t.owner,
-        admin: t.admin,
-        fleets: t.fleets,
-        rateLimitPerMin: t.rateLimitPerMin,
-        status: t.revokedAt ? 'revoked' : t.expiresAt && Date.parse(t.expiresAt) <= now ? 'expired' : 'active',
-        expiresAt: t.expiresAt,
-        createdAt: t.createdAt,
-      }));
-      printRows(rows, { json: opts.json });
+      printRows(
+        (await listApiTokens(db.db)).map((t) => tokenRow(t, now)),
+        { json: opts.json },
+      );
     }),
   );
 tokens
@@ -604,14 +643,30 @@ tokens
 const keys = program
   .command('ingest-keys')
   .description('keys of devices and connectors for the private ingest endpoint');
+/** An ingest key as `ingest-keys list` shows it: its hint, never its secret. */
+const ingestKeyRow = (k: IngestKeyInfo) => ({
+  keyId: k.keyId,
+  hint: `${k.hint}...`,
+  fleetId: k.fleetId,
+  vehicle: k.plate,
+  name: k.name,
+  status: k.revokedAt ? 'revoked' : 'active',
+  createdAt: k.createdAt,
+});
 keys
   .command('create')
   .description('issue an ingest key for a fleet (printed once); --vehicle makes it a device key for that vehicle only')
   .requiredOption('--fleet <fleetId>', 'fleet the uploads go to')
   .option('--vehicle <plate>', 'bind the key to one vehicle (device key)')
   .option('--name <name>', 'label, e.g. the device or connector name')
+  .addOption(
+    new Option(
+      '--json',
+      'print the key as a JSON object, as ingest-keys list --json shows it, with its secret in "secret"',
+    ),
+  )
   .addOption(envOption())
-  .action((opts: { fleet: string; vehicle?: string; name?: string; env: string }) =>
+  .action((opts: { fleet: string; vehicle?: string; name?: string; json?: boolean; env: string }) =>
     withDatabase(opts.env, async (db, environment) => {
       const { key, secret } = await createIngestKey(db.db, {
         environment,
@@ -619,7 +674,7 @@ keys
         plate: opts.vehicle,
         name: opts.name,
       });
-      const failed = await writeSecret(secret);
+      const failed = await writeSecret(opts.json ? asJson({ ...ingestKeyRow(key), secret }) : secret);
       if (failed) {
         await revokeIngestKey(db.db, key.keyId);
         throw undelivered(key.keyId, failed);
@@ -636,16 +691,7 @@ keys
   .addOption(envOption())
   .action((opts: { json?: boolean; env: string }) =>
     withDatabase(opts.env, async (db) => {
-      const rows = (await listIngestKeys(db.db)).map((k) => ({
-        keyId: k.keyId,
-        hint: `${k.hint}...`,
-        fleetId: k.fleetId,
-        vehicle: k.plate,
-        name: k.name,
-        status: k.revokedAt ? 'revoked' : 'active',
-        createdAt: k.createdAt,
-      }));
-      printRows(rows, { json: opts.json });
+      printRows((await listIngestKeys(db.db)).map(ingestKeyRow), { json: opts.json });
     }),
   );
 keys

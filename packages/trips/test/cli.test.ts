@@ -795,6 +795,92 @@ describe('admin CLI (npx trips)', () => {
     expect(built.stderr).toBe(`trips: cannot write ${folder}: it is a folder, not a file\n`);
   }, 60_000);
 
+  it('create commands print with --json what they created, as list --json shows it, the secret of a token or key in "secret"', async () => {
+    // A store of its own: the other tests count the sandbox's tokens.
+    const own = mkdtempSync(path.join(tmpdir(), 'trips-cli-json-'));
+    const ownEnv = { ...env, DATA_DIR: own };
+    const tripsIn = async (...args: string[]) =>
+      run(process.execPath, [BIN, ...args], { env: ownEnv, timeout: 120_000 });
+    const created = async (...args: string[]) => {
+      const { stdout } = await tripsIn(...args, '--json');
+      return JSON.parse(stdout) as Record<string, unknown>;
+    };
+    const listed = async (what: string) =>
+      JSON.parse((await tripsIn(what, 'list', '--json')).stdout) as Array<Record<string, unknown>>;
+    try {
+      const fleet = await created('fleets', 'create', '--name', 'Json fleet', '--id', 'fleet_json');
+      expect(fleet).toMatchObject({ fleetId: 'fleet_json', name: 'Json fleet' });
+      expect(await listed('fleets')).toEqual([fleet]);
+      const vehicle = await created('vehicles', 'create', '--fleet', 'fleet_json', '--plate', 'js-1', '--make', 'Ford');
+      expect(vehicle).toMatchObject({
+        plate: 'JS-1',
+        fleetId: 'fleet_json',
+        machineType: 'car',
+        make: 'Ford',
+        model: null,
+      });
+      expect(await listed('vehicles')).toEqual([vehicle]);
+      const driver = await created('drivers', 'create', '--fleet', 'fleet_json', '--id', 'drv-json', '--name', 'Jo');
+      expect(driver).toMatchObject({ fleetId: 'fleet_json', driverId: 'drv-json', name: 'Jo' });
+      expect(await listed('drivers')).toEqual([driver]);
+      const { secret: tokenSecret, ...token } = await created('tokens', 'create', '--fleet', 'fleet_json', '--admin');
+      expect(tokenSecret).toMatch(/^trips_live_[A-Za-z0-9_-]{43}$/);
+      expect(token).toMatchObject({ fleets: ['fleet_json'], admin: true, status: 'active' });
+      expect(await listed('tokens')).toEqual([token]);
+      const { secret: keySecret, ...key } = await created(
+        'ingest-keys',
+        'create',
+        '--fleet',
+        'fleet_json',
+        '--vehicle',
+        'JS-1',
+      );
+      expect(keySecret).toMatch(/^ingest_live_[A-Za-z0-9_-]{43}$/);
+      expect(key).toMatchObject({ fleetId: 'fleet_json', vehicle: 'JS-1', status: 'active' });
+      expect(await listed('ingest-keys')).toEqual([key]);
+      // The secret printed is the token's: it reads the fleet.
+      const database = await openTripsDatabase({
+        environment: 'production',
+        sqliteFile: path.join(own, 'trips-production.db'),
+      });
+      const app = await buildApiApp({ environment: 'production', database, logger: quietLogger() });
+      try {
+        const res = await app.inject({ url: '/v1/fleets', headers: { authorization: `Bearer ${tokenSecret}` } });
+        expect(res.statusCode).toBe(200);
+        expect(res.json().fleets.map((f: { fleetId: string }) => f.fleetId)).toEqual(['fleet_json']);
+      } finally {
+        await app.close();
+        await database.close();
+      }
+      // The text output is as it was: the id, or the secret alone.
+      expect((await tripsIn('fleets', 'create', '--name', 'Text', '--id', 'fleet_text')).stdout).toBe('fleet_text\n');
+      expect((await tripsIn('tokens', 'create', '--fleet', 'fleet_text')).stdout).toMatch(
+        /^trips_live_[A-Za-z0-9_-]{43}\n$/,
+      );
+      // With --json too, a secret its reader did not take is revoked, and the command fails.
+      for (const [what, id] of [
+        ['tokens', /^trips: (tok_[a-z2-7]+) was revoked at once: .*\(EPIPE\)/],
+        ['ingest-keys', /^trips: (ik_[a-z2-7]+) was revoked at once: .*\(EPIPE\)/],
+      ] as const) {
+        const child = spawn(process.execPath, [BIN, what, 'create', '--fleet', 'fleet_json', '--json'], {
+          env: ownEnv,
+        });
+        child.stdout.destroy();
+        let stderr = '';
+        child.stderr.on('data', (chunk: Buffer) => {
+          stderr += chunk.toString();
+        });
+        const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+        expect(code, what).toBe(1);
+        expect(stderr, what).toMatch(id);
+        const revoked = (await listed(what)).find((t) => (t.tokenId ?? t.keyId) === id.exec(stderr)![1]);
+        expect(revoked, what).toMatchObject({ status: 'revoked' });
+      }
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
+  }, 120_000);
+
   it('refuses control characters and bidirectional controls in names where they enter, and lists those stored before escaped', async () => {
     // A store of its own: the other tests count the sandbox's tokens.
     const own = mkdtempSync(path.join(tmpdir(), 'trips-cli-names-'));
