@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildIngestApp } from '../src/ingest/build-ingest-app.ts';
 import { ScoringWorker } from '../src/ingest/scoring-worker.ts';
+import { createApiToken } from '../src/store/api-tokens.ts';
 import { deleteFleet } from '../src/store/fleet-deletion.ts';
 import { createFleet } from '../src/store/fleets.ts';
 import { createIngestKey, revokeIngestKey } from '../src/store/ingest-keys.ts';
@@ -491,6 +492,28 @@ describe.each(testDialects())('ingest endpoint on $label', (dialect) => {
             'body too large: the limit is 2 MiB of JSON or NDJSON after decompression (TRIPS_INGEST_BODY_LIMIT_MB); send one trip per request',
         });
       }
+    });
+
+    it('says an access token was sent when one is the ingest key, the same for one that exists and one that does not', async () => {
+      const real = (await createApiToken(database.db, { environment: 'production', fleets: ['fleet_acme'] })).secret;
+      const headers = { 'content-type': 'application/json', 'idempotency-key': 'wrong-door-01' };
+      const body = JSON.stringify(gpsTrip({ startMs: Date.UTC(2026, 10, 6), vehicle: 'AC-100' }));
+      for (const [token, prefix] of [
+        [real, 'trips_live_'],
+        [`trips_live_${'A'.repeat(43)}`, 'trips_live_'],
+        [`trips_sandbox_${'A'.repeat(43)}`, 'trips_sandbox_'],
+      ] as const) {
+        const res = await post(body, { ...headers, ...auth(token) });
+        expect(res.statusCode, token).toBe(401);
+        expect(res.json(), token).toEqual({
+          ok: false,
+          error: `an access token (${prefix}...) was sent as the ingest key: access tokens are for the /v1 API; the ingest endpoint takes an ingest key, "ingest_live_" followed by 43 base64url characters (npx trips ingest-keys create)`,
+        });
+      }
+      // The status endpoint answers the same.
+      const status = await app.inject({ url: '/ingest/v1/trips/trip_x', headers: auth(real) });
+      expect(status.statusCode).toBe(401);
+      expect(status.json().error).toMatch(/^an access token \(trips_live_\.\.\.\) was sent as the ingest key/);
     });
 
     it('answers bad keys with 401 and a sandbox key with 403', async () => {

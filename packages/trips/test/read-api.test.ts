@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApiApp } from '../src/api/build-api-app.ts';
 import { createApiToken } from '../src/store/api-tokens.ts';
+import { createIngestKey } from '../src/store/ingest-keys.ts';
 import { TRIPS_MIGRATION_TABLE, tripsMigrations } from '../src/store/migrations.ts';
 import { claimEnvironment, type TripsDatabase } from '../src/store/open-trips-database.ts';
 import { buildWorld, quietLogger, type World } from './fixtures/world.ts';
@@ -225,6 +226,25 @@ describe.each(testDialects())('read API on $label', (dialect) => {
       }
       const spaced = await get('/v1/trips?to=2026-11-20T00:00:00+01:00', token);
       expect(spaced.json().error).toContain('a "+" in a URL must be sent as %2B');
+    });
+
+    it('says an ingest key was sent when one is the bearer token, the same for one that exists and one that does not', async () => {
+      const real = (await createIngestKey(database.db, { environment: 'sandbox', fleetId: world.fleets[0]!.fleetId }))
+        .secret;
+      for (const [key, prefix] of [
+        [real, 'ingest_sandbox_'],
+        [`ingest_sandbox_${'A'.repeat(43)}`, 'ingest_sandbox_'],
+        [`ingest_live_${'A'.repeat(43)}`, 'ingest_live_'],
+        ['ingest_live_truncated', 'ingest_live_'],
+      ] as const) {
+        const res = await get('/v1/trips', key);
+        expect(res.statusCode, key).toBe(401);
+        expect(res.headers['www-authenticate'], key).toMatch(/^Bearer/);
+        expect(res.json(), key).toEqual({
+          ok: false,
+          error: `an ingest key (${prefix}...) was sent as the access token: ingest keys are for the private ingest endpoint; /v1 takes an access token, "trips_sandbox_" followed by 43 base64url characters (npx trips tokens create)`,
+        });
+      }
     });
 
     it('maps credential problems to 401 and 403', async () => {

@@ -56,3 +56,14 @@ export function environmentOfSecret(kind: SecretKind, secret: string): Environme
 export function secretPrefix(kind: SecretKind, environment: Environment): string {
   return PREFIX[kind][environment];
 }
+
+/**
+ * The kind and prefix of credential `secret` begins like, whatever follows the prefix, or null: the prefix alone,
+ * never the store, so a message built on it says nothing about whether such a credential exists.
+ */
+export function prefixOfSecret(secret: string): { kind: SecretKind; prefix: string } | null {
+  for (const kind of Object.keys(PREFIX) as SecretKind[]) {
+    for (const prefix of Object.values(PREFIX[kind])) if (secret.startsWith(prefix)) return { kind, prefix };
+  }
+  return null;
+}

@@ -1,6 +1,6 @@
 import { arg, NotFoundError, runShape, sqliteHandleOf, toDomainError } from '@svc/platform';
 import { sql } from 'kysely';
-import { environmentOfSecret, generateSecret, hashSecret, secretPrefix } from '../auth/secrets.ts';
+import { environmentOfSecret, generateSecret, hashSecret, prefixOfSecret, secretPrefix } from '../auth/secrets.ts';
 import { checkDisplayText, escapeUnprintable } from '../display-text.ts';
 import type { Environment } from '../environment.ts';
 import { ForbiddenError, InvalidInputError, UnauthenticatedError } from '../errors.ts';
@@ -185,6 +185,14 @@ export async function authenticateApiTokenAt(
   nowMs = Date.now(),
 ): Promise<CheckedPrincipal> {
   const tokenEnvironment = environmentOfSecret('api', secret);
+  // An ingest key sent to /v1 (the two are issued side by side): said so, from its prefix alone, rather than
+  // "malformed", which sent the caller looking for a damaged token.
+  const sent = tokenEnvironment === null ? prefixOfSecret(secret) : null;
+  if (sent?.kind === 'ingest') {
+    throw new UnauthenticatedError(
+      `an ingest key (${sent.prefix}...) was sent as the access token: ingest keys are for the private ingest endpoint; /v1 takes an access token, "${secretPrefix('api', environment)}" followed by 43 base64url characters (npx trips tokens create)`,
+    );
+  }
   if (tokenEnvironment === null) {
     throw new UnauthenticatedError(
       `malformed access token: expected "${secretPrefix('api', environment)}" followed by 43 base64url characters`,

@@ -1,5 +1,5 @@
 import { NotFoundError } from '@svc/platform';
-import { environmentOfSecret, generateSecret, hashSecret, secretPrefix } from '../auth/secrets.ts';
+import { environmentOfSecret, generateSecret, hashSecret, prefixOfSecret, secretPrefix } from '../auth/secrets.ts';
 import { checkDisplayText } from '../display-text.ts';
 import type { Environment } from '../environment.ts';
 import { ForbiddenError, InvalidInputError, UnauthenticatedError } from '../errors.ts';
@@ -118,6 +118,13 @@ export async function authenticateIngestKey(
   secret: string,
 ): Promise<IngestPrincipal> {
   const keyEnvironment = environmentOfSecret('ingest', secret);
+  // An access token of /v1 sent here: said so, from its prefix alone, rather than "malformed".
+  const sent = keyEnvironment === null ? prefixOfSecret(secret) : null;
+  if (sent?.kind === 'api') {
+    throw new UnauthenticatedError(
+      `an access token (${sent.prefix}...) was sent as the ingest key: access tokens are for the /v1 API; the ingest endpoint takes an ingest key, "${secretPrefix('ingest', environment)}" followed by 43 base64url characters (npx trips ingest-keys create)`,
+    );
+  }
   if (keyEnvironment === null) {
     throw new UnauthenticatedError(
       `malformed ingest key: expected "${secretPrefix('ingest', environment)}" followed by 43 base64url characters`,
