@@ -571,6 +571,47 @@ describe('admin CLI (npx trips)', () => {
     expect(usage.stderr).toContain("required option '--fleet <fleetId>'");
   }, 60_000);
 
+  it('names a mistyped option, with the option meant, before a required option it leaves missing', async () => {
+    // Before, each of these said "required option ... not specified" and hid the typo.
+    const cases: Array<[string[], string]> = [
+      [['fleets', 'create', '--nme', 'x'], "trips: unknown option '--nme'\n(Did you mean --name?)\n"],
+      [
+        ['vehicles', 'create', '--fleet', 'fleet_x', '--plat', 'AB-1'],
+        "trips: unknown option '--plat'\n(Did you mean --plate?)\n",
+      ],
+      [
+        ['drivers', 'rename', '--fleet', 'fleet_x', '--id', 'd', '--nmae', 'Jo'],
+        "trips: unknown option '--nmae'\n(Did you mean --name?)\n",
+      ],
+      [
+        ['tokens', 'create', '--owner', 'x', '--flet', 'fleet_x'],
+        "trips: unknown option '--flet'\n(Did you mean --fleet?)\n",
+      ],
+      [
+        ['locations', 'purge', '--older-thn', '30d'],
+        "trips: unknown option '--older-thn'\n(Did you mean --older-than?)\n",
+      ],
+      [
+        ['roads', 'build', '--synthetic', '--output', 'x.graph'],
+        "trips: unknown option '--output'\n(Did you mean --out?)\n",
+      ],
+      [['fleets', 'delete', '--zzz'], "trips: unknown option '--zzz'\n"],
+      // A required option missing, and nothing unknown, is still said as before.
+      [['tokens', 'create', '--owner', 'x'], "trips: required option '--fleet <fleetId>' not specified\n"],
+      [
+        ['drivers', 'export', '--fleet', 'fleet_x', '--id', 'd'],
+        "trips: required option '--out <file>' not specified\n",
+      ],
+    ];
+    const answers = await Promise.all(cases.map(([args]) => trips(...args, '--env', 'sandbox').catch((e) => e)));
+    answers.forEach((answer, i) => {
+      const [args, stderr] = cases[i]!;
+      expect(answer.code, args.join(' ')).toBe(1);
+      expect(answer.stdout, args.join(' ')).toBe('');
+      expect(answer.stderr, args.join(' ')).toBe(stderr);
+    });
+  }, 60_000);
+
   it('takes an empty --fleet or --vehicle (an unset shell variable) as given, not as every fleet', async () => {
     await trips('fleets', 'create', '--name', 'Other customer', '--id', 'fleet_other', '--env', 'sandbox');
     await trips('vehicles', 'create', '--fleet', 'fleet_other', '--plate', 'OT-1', '--env', 'sandbox');
