@@ -772,12 +772,18 @@ one that tells.`,
       }
       bar.stop();
       let failedFiles = 0;
+      // What a file says about itself (a CSV's trip_id, a track's name, a value a rejection quotes) is shown
+      // escaped: an ESC sequence in a file sent by a customer would otherwise reach the operator's terminal.
       for (const s of summaries) {
         process.stdout.write(
-          `${s.file}: ${s.imported} imported, ${s.duplicates} duplicate${s.duplicates === 1 ? '' : 's'}, ${s.rejected.length} rejected\n`,
+          `${escapeUnprintable(s.file)}: ${s.imported} imported, ${s.duplicates} duplicate${s.duplicates === 1 ? '' : 's'}, ${s.rejected.length} rejected\n`,
         );
-        for (const r of s.rejected) process.stdout.write(`  rejected ${r.location}: ${r.reason}\n`);
-        for (const r of s.skipped) process.stdout.write(`  skipped ${r.location}: ${r.reason}\n`);
+        for (const r of s.rejected) {
+          process.stdout.write(`  rejected ${escapeUnprintable(`${r.location}: ${r.reason}`)}\n`);
+        }
+        for (const r of s.skipped) {
+          process.stdout.write(`  skipped ${escapeUnprintable(`${r.location}: ${r.reason}`)}\n`);
+        }
         if (s.imported + s.duplicates === 0) failedFiles++;
       }
       const imported = summaries.flatMap((s) => s.importedTrips.map((t) => ({ ...t, file: s.file })));
@@ -839,7 +845,8 @@ async function scoreImported(
     if (o.status === 'scored') return;
     unscored++;
     const trip = trips[i]!;
-    const where = `${trip.file} ${trip.label} (${o.tripId})`;
+    // Escaped as the import's own lines are (see the import command).
+    const where = escapeUnprintable(`${trip.file} ${trip.label} (${o.tripId})`);
     if (o.status === 'failed') process.stdout.write(`  failed ${where}: ${o.reason}\n`);
     else if (o.status === 'queued') {
       const at = new Date(o.nextAttemptAtMs ?? 0).toISOString();

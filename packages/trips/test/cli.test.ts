@@ -571,6 +571,19 @@ describe('admin CLI (npx trips)', () => {
     expect(usage.stderr).toContain("required option '--fleet <fleetId>'");
   }, 60_000);
 
+  it('shows the control characters of an imported file escaped in its report, not raw to the terminal', async () => {
+    await trips('fleets', 'create', '--name', 'Escape fleet', '--id', 'fleet_esc', '--env', 'sandbox');
+    await trips('vehicles', 'create', '--fleet', 'fleet_esc', '--plate', 'ES-1', '--env', 'sandbox');
+    const file = path.join(dataDir, 'escape.csv');
+    writeFileSync(file, 'lon,lat,time,trip_id\n7,95,2026-11-01T00:00:00Z,A\u001b[31mRED\u202e\n');
+    const args = ['import', file, '--fleet', 'fleet_esc', '--vehicle', 'ES-1', '--no-score', '--env', 'sandbox'];
+    const failure = await trips(...args).catch((e) => e);
+    expect(failure.code).toBe(1);
+    expect(failure.stdout).toBe(
+      `${file}: 0 imported, 0 duplicates, 1 rejected\n  rejected trip "A\\u001b[31mRED\\u202e": line 2: latitude "95" is not a number between -90 and 90\n`,
+    );
+  }, 60_000);
+
   it('names a mistyped option, with the option meant, before a required option it leaves missing', async () => {
     // Before, each of these said "required option ... not specified" and hid the typo.
     const cases: Array<[string[], string]> = [
