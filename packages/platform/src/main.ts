@@ -1,4 +1,5 @@
 import { type Command, CommanderError } from 'commander';
+import { reportUnknownOptionsFirst } from './cli-required-options.ts';
 import { DomainError } from './errors.ts';
 
 /**
@@ -80,6 +81,7 @@ export async function runCli(program: Command, argv: string[] = process.argv): P
     outputError: (text, write) => write(text.replace(/^error: /, `${program.name()}: `)),
   });
   for (const sub of program.commands) applyOverrides(sub as Command, program);
+  reportUnknownOptionsFirst(program);
   try {
     await program.parseAsync(argv);
   } catch (err) {

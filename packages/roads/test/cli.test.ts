@@ -140,6 +140,8 @@ describe('roads CLI', () => {
     for (const [args, message] of [
       [['generate', '--seed', '1', '--bogus', '-o', join(dir, 'z.graph')], "roads: unknown option '--bogus'"],
       [['generate', '-o', join(dir, 'z.graph')], "roads: required option '--seed <n>' not specified"],
+      // A mistyped option is named, not hidden behind the required option it leaves missing.
+      [['generate', '--sed', '1', '-o', join(dir, 'z.graph')], "roads: unknown option '--sed'"],
       [['info'], "roads: missing required argument 'graph-file'"],
       [['generate', '--seed', '99999999999999999999', '-o', join(dir, 'z.graph')], '--seed must be an integer'],
     ] as const) {

@@ -15,7 +15,6 @@ import {
 import { Command, Option } from 'commander';
 import { parseDays, parseExpiry, parseSeed, printRows } from './cli/output.ts';
 import { countProgress } from './cli/progress.ts';
-import { reportUnknownOptionsFirst } from './cli/required-options.ts';
 import { refuseStoreFile, type StoreFile } from './cli/store-files.ts';
 import { type TripsConfig, tripsConfigSpec } from './config.ts';
 import { escapeUnprintable } from './display-text.ts';
@@ -1156,5 +1155,4 @@ roads
     process.stdout.write(`${opts.out}: ${graph.edgeCount} directed edges, ${graph.nodeCount} nodes\n`);
   });
 
-reportUnknownOptionsFirst(program);
 await runCli(program);

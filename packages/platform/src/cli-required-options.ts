@@ -2,8 +2,8 @@ import type { Command, Option } from 'commander';
 
 /**
  * Makes every command of `program` report an unknown option before a required option that is missing. commander
- * checks required options first, so `trips fleets create --nme x` said "required option '--name <name>' not
- * specified" and hid the typo behind it. Here the required options are checked in a hook that runs after
+ * checks required options first, so `trips fleets create --nme x` (or `roads generate --sed 7 -o city.graph`) said
+ * "required option ... not specified" and hid the typo behind it. runCli applies it to every CLI of the repo. Here the required options are checked in a hook that runs after
  * commander's own checks (unknown options, with its suggestion, then arguments), with commander's wording.
  */
 export function reportUnknownOptionsFirst(program: Command): void {
