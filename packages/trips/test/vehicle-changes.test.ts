@@ -10,8 +10,10 @@ import type { TripScorer } from '../src/scoring/trip-scorer.ts';
 import { authenticateIngestKey, createIngestKey } from '../src/store/ingest-keys.ts';
 import { TRIPS_MIGRATION_TABLE, tripsMigrations } from '../src/store/migrations.ts';
 import { claimEnvironment, type TripsDatabase } from '../src/store/open-trips-database.ts';
+import { removeScoredTrip } from '../src/store/scored-trips.ts';
 import { LIST_COLUMNS, type TripListRow, tripItemJson } from '../src/store/trip-item.ts';
 import { deleteVehicle, renameVehicle, vehicleDeletionCounts } from '../src/store/vehicle-changes.ts';
+import { weekStartDay } from '../src/store/vehicle-stat-terms.ts';
 import { createVehicle, listVehicles } from '../src/store/vehicles.ts';
 import { expectDayCountsMatchTrips } from './fixtures/store-checks.ts';
 import { gpsTrip } from './fixtures/telemetry.ts';
@@ -247,6 +249,49 @@ describe.each(testDialects())('renaming and deleting a vehicle on $label', (dial
       ).rejects.toThrow(UnauthenticatedError);
       expect(await rowsUnder('trip_uploads', charlie.fleetId, third)).toBe(0);
     });
+
+    it.skipIf(dialect.name !== 'postgres')(
+      'renames a vehicle while a trip of another vehicle of the fleet, in the same week, is being written',
+      async () => {
+        const alpha = world.fleets[0]!;
+        const [, plate, other] = alpha.plates as [string, string, string];
+        const trips = await database.db
+          .selectFrom('trips')
+          .select(['trip_id', 'plate', 'start_day'])
+          .where('fleet_id', '=', alpha.fleetId)
+          .where('plate', 'in', [plate, other])
+          .execute();
+        const weeks = new Set(trips.filter((t) => t.plate === plate).map((t) => weekStartDay(Number(t.start_day))));
+        const written = trips.find((t) => t.plate === other && weeks.has(weekStartDay(Number(t.start_day))));
+        expect(written).toBeDefined();
+        // A scoring worker (or a rescore) rewriting that trip holds its transaction open; the rename must not wait
+        // for it: it changes nothing of the fleet's or drivers' sums. Before, it waited for the fleet's week row,
+        // and a worker waiting in turn for a row the rename held (a day of the same week) deadlocked with it.
+        let release = () => {};
+        const held = new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        let locked = () => {};
+        const writing = new Promise<void>((resolve) => {
+          locked = resolve;
+        });
+        const worker = database.db.transaction().execute(async (trx) => {
+          await removeScoredTrip(trx, written!.trip_id);
+          locked();
+          await held;
+          throw new Error('rolled back');
+        });
+        await writing;
+        const outcome = await Promise.race([
+          renameVehicle(database.db, { plate, to: `${plate}W` }).then((r) => `renamed ${r.trips} trips`),
+          new Promise<string>((resolve) => setTimeout(() => resolve('still waiting after 5 s'), 5000)),
+        ]);
+        release();
+        await expect(worker).rejects.toThrow('rolled back');
+        expect(outcome).toBe('renamed 8 trips');
+        expect((await get(`/v1/trips?vehicle=${plate}W&limit=100`, alpha.token)).json().pagination.total).toBe(8);
+      },
+    );
 
     it('deletes a vehicle with its trips, uploads, sums and device keys, and leaves the rest as it was', async () => {
       const bravo = world.fleets[1]!;

@@ -1,7 +1,7 @@
 import { arg, dialectOf, runShape } from '@svc/platform';
 import { type Kysely, type Migration, sql } from 'kysely';
 import { tripItemJson as itemJsonOf, LIST_COLUMNS, type TripListRow } from './trip-item.ts';
-import { statTerms } from './vehicle-stat-terms.ts';
+import { STAT_THEMES, statTerms } from './vehicle-stat-terms.ts';
 
 /** Name of the table recording applied migrations (services may share a PostgreSQL database). */
 export const TRIPS_MIGRATION_TABLE = 'trips_migrations';
@@ -434,9 +434,26 @@ async function createStatsTable(
   // Clustered on the key in SQLite: one key's rows of a window are one range of one b-tree.
   await (pg ? create : create.modifyEnd(sql`without rowid`)).execute();
 
+  await createStatsTriggers(db, table, keys, when);
+}
+
+/**
+ * The triggers that keep stats table `table` (see createStatsTable) in the writing transaction of `trips`. With
+ * `updateOf`, an update fires them only when it sets one of those columns (the keys and the trip columns the sums
+ * read): since migration 0018 (statsTriggersOnSummedColumns).
+ */
+async function createStatsTriggers(
+  db: AnyDb,
+  table: string,
+  keys: readonly string[],
+  when?: (r: string) => string,
+  updateOf?: readonly string[],
+): Promise<void> {
+  const pg = dialectOf(db) === 'postgres';
   const columns = statTerms('r', '1').map(([column]) => column);
   const list = columns.join(', ');
   const keyList = keys.join(', ');
+  const update = updateOf ? `update of ${updateOf.join(', ')}` : 'update';
   // Adds (sign 1) or takes out (sign -1) trip row `r` in its day and week rows, where `when` holds for it.
   // The WHERE clause also keeps SQLite from reading "on conflict" as part of the select (its parsing rule).
   const apply = (r: string, sign: string) =>
@@ -455,7 +472,7 @@ async function createStatsTable(
       .join('\n');
   if (pg) {
     await sql
-      .raw(`create function ${table}_apply() returns trigger language plpgsql as $$
+      .raw(`create or replace function ${table}_apply() returns trigger language plpgsql as $$
         begin
           if tg_op in ('UPDATE', 'DELETE') then
             ${apply('old', '-1')}
@@ -467,14 +484,16 @@ async function createStatsTable(
         end $$`)
       .execute(db);
     await sql
-      .raw(`create trigger ${table}_apply after insert or update or delete on trips
+      .raw(`create trigger ${table}_apply after insert or ${update} or delete on trips
         for each row execute function ${table}_apply()`)
       .execute(db);
   } else {
     // An update takes the old row out and adds the new one.
     await sql.raw(`create trigger ${table}_insert after insert on trips begin ${apply('new', '1')} end`).execute(db);
     await sql
-      .raw(`create trigger ${table}_update after update on trips begin ${apply('old', '-1')} ${apply('new', '1')} end`)
+      .raw(
+        `create trigger ${table}_update after ${update} on trips begin ${apply('old', '-1')} ${apply('new', '1')} end`,
+      )
       .execute(db);
     await sql.raw(`create trigger ${table}_delete after delete on trips begin ${apply('old', '-1')} end`).execute(db);
   }
@@ -668,6 +687,41 @@ const rescoreRunOfUpload: Migration = {
   },
 };
 
+/**
+ * The sums triggers (migrations 0008-0010) fire on an update of `trips` only when it sets a column their sums or
+ * keys read. A vehicle's rename sets the plate and list item of every trip it has (store/vehicle-changes.ts): each
+ * trip then took itself out of and back into its fleet's and driver's day and week rows, which held those rows
+ * locked until the rename committed (every scoring worker writing a trip of the fleet on those days waited for it,
+ * or deadlocked with it), tripled the rename's time (some 22 s for 6,600 trips on PostgreSQL, the vehicle's
+ * uploads waiting all along), and added float rounding to sums nothing had changed. `vehicle_stats` still follows
+ * a plate set by any writer.
+ */
+const statsTriggersOnSummedColumns: Migration = {
+  async up(db: AnyDb) {
+    const summed = [
+      'start_day',
+      'distance_km',
+      'duration_min',
+      'overall_score',
+      ...STAT_THEMES.map((t) => `theme_${t}`),
+    ];
+    const tables: Array<[string, string[], ((r: string) => string) | undefined]> = [
+      ['vehicle_stats', ['fleet_id', 'plate'], undefined],
+      ['fleet_stats', ['fleet_id'], undefined],
+      ['driver_stats', ['fleet_id', 'driver_id'], (r) => `${r}.driver_id is not null`],
+    ];
+    for (const [table, keys, when] of tables) {
+      if (dialectOf(db) === 'postgres') {
+        await sql`drop trigger ${sql.id(`${table}_apply`)} on trips`.execute(db);
+      } else {
+        for (const event of ['insert', 'update', 'delete'])
+          await sql`drop trigger ${sql.id(`${table}_${event}`)}`.execute(db);
+      }
+      await createStatsTriggers(db, table, keys, when, [...keys, ...summed]);
+    }
+  },
+};
+
 /** Every migration of the trip store, in order; the same set runs on SQLite and PostgreSQL. */
 export const tripsMigrations: Record<string, Migration> = {
   '0001_initial': initial,
@@ -687,4 +741,5 @@ export const tripsMigrations: Record<string, Migration> = {
   '0015_split_uploads': splitUploads,
   '0016_one_open_rescore_run': oneOpenRescoreRun,
   '0017_rescore_run_of_upload': rescoreRunOfUpload,
+  '0018_stats_triggers_on_summed_columns': statsTriggersOnSummedColumns,
 };

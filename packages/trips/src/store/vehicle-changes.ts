@@ -92,7 +92,8 @@ export async function renameVehicle(
 
 /**
  * Rewrites the plate and stored list item of the fleet's scored trips under `from`; returns how many. One statement:
- * the sums triggers still run for every row, but inside the database, not one round trip per trip. The list item
+ * the per-vehicle sums trigger (the only one a plate fires, migration 0018) runs for every row inside the database,
+ * not one round trip per trip. The list item
  * is the JSON of tripItemJson (trip-item.ts) with only its `vehicle` member changed, so that member is replaced in
  * place: `"vehicle":"<plate>"` can occur nowhere else in it, a quote inside any string value being escaped.
  */
