@@ -293,6 +293,62 @@ describe.each(testDialects())('renaming and deleting a vehicle on $label', (dial
       },
     );
 
+    it.skipIf(dialect.name !== 'postgres')(
+      'acknowledges an upload of a vehicle being renamed without waiting for its history to move',
+      async () => {
+        const charlie = world.fleets[2]!;
+        const plate = charlie.plates[1]!;
+        const to = `${plate}N`;
+        // A vehicle with a long history: 3,000 more trips, copies of one of its own on earlier days.
+        const model = await database.db
+          .selectFrom('trips')
+          .selectAll()
+          .where('fleet_id', '=', charlie.fleetId)
+          .where('plate', '=', plate)
+          .executeTakeFirstOrThrow();
+        for (let page = 0; page < 6; page++) {
+          const copies = Array.from({ length: 500 }, (_, k) => {
+            const i = page * 500 + k + 1;
+            const startMs = Number(model.start_ms) - i * 3 * HOUR;
+            return {
+              ...model,
+              trip_id: `${model.trip_id}c${i}`,
+              start_ms: startMs,
+              end_ms: startMs + HOUR,
+              start_day: Math.floor(startMs / (24 * HOUR)),
+            };
+          });
+          await database.db.insertInto('trips').values(copies).execute();
+        }
+        const order: string[] = [];
+        const renaming = renameVehicle(database.db, { plate, to }).then((r) => {
+          order.push('renamed');
+          return r;
+        });
+        // Sent while the trips move (seconds): stored and acknowledged at once, under the plate that is moving.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const stored = await acceptUpload(
+          database.db,
+          connector(charlie.fleetId),
+          'rename-during-0001',
+          gpsTrip({ startMs: nowMs - 9 * HOUR, vehicle: plate, driverId: charlie.drivers[0]!, points: 30 }),
+          nowMs,
+        ).then((r) => {
+          order.push('acknowledged');
+          return r;
+        });
+        const renamed = await renaming;
+        expect(order).toEqual(['acknowledged', 'renamed']);
+        // Moved with the rest by the rename, and scored under the new plate.
+        expect(renamed.trips).toBe(3008);
+        expect(await rowsUnder('trip_uploads', charlie.fleetId, plate)).toBe(0);
+        await score();
+        const listed = (await get(`/v1/trips?vehicle=${to}&limit=100`, charlie.token)).json();
+        expect(listed.pagination.total).toBe(3009);
+        expect(listed.trips.map((t: { tripId: string }) => t.tripId)).toContain(stored.tripId);
+      },
+    );
+
     it('deletes a vehicle with its trips, uploads, sums and device keys, and leaves the rest as it was', async () => {
       const bravo = world.fleets[1]!;
       const plate = bravo.plates[1]!;
