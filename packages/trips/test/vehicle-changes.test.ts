@@ -349,6 +349,53 @@ describe.each(testDialects())('renaming and deleting a vehicle on $label', (dial
       },
     );
 
+    it.skipIf(dialect.name !== 'postgres')(
+      'deletes a vehicle while a scoring worker holds one of its uploads and writes a trip of the same week',
+      async () => {
+        const alpha = world.fleets[0]!;
+        const plate = alpha.plates[2]!;
+        const trips = await database.db
+          .selectFrom('trips')
+          .select(['trip_id', 'plate', 'start_day'])
+          .where('fleet_id', '=', alpha.fleetId)
+          .execute();
+        const deleted = trips.filter((t) => t.plate === plate);
+        const weeks = new Set(deleted.map((t) => weekStartDay(Number(t.start_day))));
+        const written = trips.find((t) => t.plate !== plate && weeks.has(weekStartDay(Number(t.start_day))));
+        expect(written).toBeDefined();
+        // The worker holds an upload of the vehicle (one it puts back in the queue), then writes a trip of another
+        // vehicle in a week the deletion takes out of the fleet's sums. It looks for deadlocks first (after 100 ms,
+        // the deletion after PostgreSQL's 1 s), so a deadlock would stop the worker.
+        let locked = () => {};
+        const holding = new Promise<void>((resolve) => {
+          locked = resolve;
+        });
+        let proceed = () => {};
+        const deleting = new Promise<void>((resolve) => {
+          proceed = resolve;
+        });
+        const worker = database.db.transaction().execute(async (trx) => {
+          await sql`set local deadlock_timeout = '100ms'`.execute(trx);
+          await trx
+            .updateTable('trip_uploads')
+            .set({ next_attempt_at_ms: nowMs })
+            .where('trip_id', '=', deleted[0]!.trip_id)
+            .execute();
+          locked();
+          await deleting;
+          await removeScoredTrip(trx, written!.trip_id);
+          throw new Error('rolled back');
+        });
+        await holding;
+        const deletion = deleteVehicle(database.db, plate, { nowMs });
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        proceed();
+        await expect(worker).rejects.toThrow('rolled back');
+        expect(await deletion).toMatchObject({ trips: deleted.length });
+        expect((await get(`/v1/vehicles/${plate}`, alpha.token)).statusCode).toBe(404);
+      },
+    );
+
     it('deletes a vehicle with its trips, uploads, sums and device keys, and leaves the rest as it was', async () => {
       const bravo = world.fleets[1]!;
       const plate = bravo.plates[1]!;

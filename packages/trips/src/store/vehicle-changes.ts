@@ -240,6 +240,19 @@ async function deleteTripsOfPlate(trx: Kysely<TripsSchema>, fleetId: string, pla
     if (ids.length > 0) break;
   }
   if (ids.length === 0) return 0;
+  if (dialectOf(trx) === 'postgres') {
+    // The uploads' rows first, as a scoring worker takes them (its upload and the later ones it puts back in the
+    // queue) before the trips' sums rows and the version row: deleting the trips first took those, and then
+    // waited for an upload a worker held while that worker waited for them. On a vehicle being scored that
+    // deadlock came back on every retry, and `vehicles delete` failed with "deadlock detected".
+    await trx
+      .selectFrom('trip_uploads')
+      .select('trip_id')
+      .where('trip_id', 'in', ids)
+      .orderBy('trip_id')
+      .forUpdate()
+      .execute();
+  }
   await removeScoredTrips(trx, ids);
   await trx.deleteFrom('split_uploads').where('trip_id', 'in', ids).execute();
   await trx.deleteFrom('trip_uploads').where('trip_id', 'in', ids).execute();
