@@ -396,6 +396,28 @@ describe.each(testDialects())('renaming and deleting a vehicle on $label', (dial
       },
     );
 
+    it('counts what it deleted, an upload a connector stored for the vehicle during the deletion included', async () => {
+      const bravo = world.fleets[1]!;
+      const plate = bravo.plates[0]!;
+      const before = await vehicleDeletionCounts(database.db, plate);
+      const deletion = deleteVehicle(database.db, plate, { nowMs, batchSize: 1 });
+      // The connector is not stopped by the revoked device keys: its upload is stored until the vehicle goes.
+      const stored = await acceptUpload(
+        database.db,
+        connector(bravo.fleetId),
+        'delete-during-0001',
+        gpsTrip({ startMs: nowMs - 4 * HOUR, vehicle: plate, driverId: bravo.drivers[0]!, points: 30 }),
+        nowMs,
+      );
+      expect(stored.status).toBe('queued');
+      expect(await deletion).toMatchObject({
+        trips: before.trips,
+        uploads: before.uploads + 1,
+        deviceKeys: before.deviceKeys,
+      });
+      expect(await rowsUnder('trip_uploads', bravo.fleetId, plate)).toBe(0);
+    });
+
     it('deletes a vehicle with its trips, uploads, sums and device keys, and leaves the rest as it was', async () => {
       const bravo = world.fleets[1]!;
       const plate = bravo.plates[1]!;

@@ -187,8 +187,16 @@ export async function deleteVehicle(
   plateInput: string,
   options: { nowMs: number; batchSize?: number },
 ): Promise<VehicleDeletionCounts & { vehicle: Vehicle }> {
-  const counts = await vehicleDeletionCounts(db, plateInput);
-  const { vehicleId, fleetId, plate } = counts.vehicle;
+  const { vehicle } = await vehicleDeletionCounts(db, plateInput);
+  const { vehicleId, fleetId, plate } = vehicle;
+  // What was deleted, counted as it goes: a connector may store uploads for the vehicle until its last
+  // transaction, and the counts taken before the deletion did not include them.
+  const deleted = { trips: 0, uploads: 0 };
+  const add = (batch: { rows: number; trips: number; uploads: number }) => {
+    deleted.trips += batch.trips;
+    deleted.uploads += batch.uploads;
+    return batch.rows;
+  };
   const batchSize = options.batchSize ?? 500;
   await withTransaction(db, async (trx) => {
     await trx
@@ -199,10 +207,11 @@ export async function deleteVehicle(
       .execute();
   });
   for (;;) {
-    const done = await withWriteTransaction(db, (trx) => deleteTripsOfPlate(trx, fleetId, plate, batchSize));
+    const done = add(await withWriteTransaction(db, (trx) => deleteTripsOfPlate(trx, fleetId, plate, batchSize)));
     if (done === 0) break;
   }
-  await withWriteTransaction(db, async (trx) => {
+  const last = await withWriteTransaction(db, async (trx) => {
+    const batches = { rows: 0, trips: 0, uploads: 0 };
     // The vehicle's row first: on PostgreSQL an upload being stored for it holds the row (for share) until it
     // commits, so this waits for it and the statements below see its rows; one that comes later finds no vehicle.
     // Not in the strongest mode, which a scoring worker's foreign key would wait for while holding an upload
@@ -213,17 +222,25 @@ export async function deleteVehicle(
       .where('vehicle_id', '=', vehicleId)
       .$if(dialectOf(trx) === 'postgres', (q) => q.forNoKeyUpdate())
       .execute();
-    while ((await deleteTripsOfPlate(trx, fleetId, plate, batchSize)) > 0) {}
+    for (;;) {
+      const batch = await deleteTripsOfPlate(trx, fleetId, plate, batchSize);
+      if (batch.rows === 0) break;
+      batches.trips += batch.trips;
+      batches.uploads += batch.uploads;
+    }
     await trx.deleteFrom('vehicle_stats').where('fleet_id', '=', fleetId).where('plate', '=', plate).execute();
-    await trx.deleteFrom('ingest_keys').where('vehicle_id', '=', vehicleId).execute();
+    const keys = await trx.deleteFrom('ingest_keys').where('vehicle_id', '=', vehicleId).executeTakeFirst();
     await trx.deleteFrom('vehicles').where('vehicle_id', '=', vehicleId).execute();
+    return { ...batches, deviceKeys: Number(keys.numDeletedRows) };
   });
-  return counts;
+  add(last);
+  return { vehicle, ...deleted, deviceKeys: last.deviceKeys };
 }
 
 /**
  * Deletes up to `limit` of the scored trips under a plate in a fleet, with their uploads, or when none is left,
- * of the uploads under it never scored; returns how many.
+ * of the uploads under it never scored; returns how many rows it took (0 when none was left) and how many trips
+ * and uploads it deleted.
  */
 async function deleteTripsOfPlate(trx: Kysely<TripsSchema>, fleetId: string, plate: string, limit: number) {
   let ids: string[] = [];
@@ -239,7 +256,7 @@ async function deleteTripsOfPlate(trx: Kysely<TripsSchema>, fleetId: string, pla
     ).map((r) => r.trip_id);
     if (ids.length > 0) break;
   }
-  if (ids.length === 0) return 0;
+  if (ids.length === 0) return { rows: 0, trips: 0, uploads: 0 };
   if (dialectOf(trx) === 'postgres') {
     // The uploads' rows first, as a scoring worker takes them (its upload and the later ones it puts back in the
     // queue) before the trips' sums rows and the version row: deleting the trips first took those, and then
@@ -253,8 +270,8 @@ async function deleteTripsOfPlate(trx: Kysely<TripsSchema>, fleetId: string, pla
       .forUpdate()
       .execute();
   }
-  await removeScoredTrips(trx, ids);
+  const trips = await removeScoredTrips(trx, ids);
   await trx.deleteFrom('split_uploads').where('trip_id', 'in', ids).execute();
-  await trx.deleteFrom('trip_uploads').where('trip_id', 'in', ids).execute();
-  return ids.length;
+  const uploads = await trx.deleteFrom('trip_uploads').where('trip_id', 'in', ids).executeTakeFirst();
+  return { rows: ids.length, trips, uploads: Number(uploads.numDeletedRows) };
 }
