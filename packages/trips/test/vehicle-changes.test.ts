@@ -1,6 +1,7 @@
 import { NotFoundError } from '@svc/platform';
 import { testDialects } from '@svc/platform/testing';
 import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AlreadyExistsError, ForbiddenError, InvalidInputError, UnauthenticatedError } from '../src/errors.ts';
 import { acceptUpload } from '../src/ingest/accept-upload.ts';
@@ -320,6 +321,20 @@ describe.each(testDialects())('renaming and deleting a vehicle on $label', (dial
           });
           await database.db.insertInto('trips').values(copies).execute();
         }
+        // Counted in the per-day counts, as the scoring path counts every trip it writes.
+        const { version } = await database.db
+          .updateTable('trips_version')
+          .set((eb) => ({ version: eb('version', '+', 1) }))
+          .where('id', '=', 1)
+          .returning('version')
+          .executeTakeFirstOrThrow();
+        await sql`insert into trip_day_counts (fleet_id, day, tier, trip_count, version)
+          select fleet_id, start_day, tier, count(*), ${Number(version)} from trips where trip_id like ${`${model.trip_id}c%`}
+          group by fleet_id, start_day, tier
+          on conflict (fleet_id, day, tier)
+          do update set trip_count = trip_day_counts.trip_count + excluded.trip_count, version = excluded.version`.execute(
+          database.db,
+        );
         const order: string[] = [];
         const renaming = renameVehicle(database.db, { plate, to }).then((r) => {
           order.push('renamed');
