@@ -23,7 +23,7 @@ import type { TripScorer } from './scoring/trip-scorer.ts';
 import { type ApiTokenInfo, createApiToken, listApiTokens, revokeApiToken } from './store/api-tokens.ts';
 import { checkNewDriverId, createDriver, listDrivers, renameDriver } from './store/drivers.ts';
 import { deleteFleet, fleetDeletionCounts } from './store/fleet-deletion.ts';
-import { createFleet, listFleets, requireFleet } from './store/fleets.ts';
+import { createFleet, listFleets, renameFleet, requireFleet } from './store/fleets.ts';
 import { createIngestKey, type IngestKeyInfo, listIngestKeys, revokeIngestKey } from './store/ingest-keys.ts';
 import { queueCounts, requeue } from './store/job-queue.ts';
 import { deleteLocationData, driverDataCounts, eraseDriver } from './store/location-data.ts';
@@ -264,6 +264,19 @@ fleets
     withDatabase(opts.env, async (db) => {
       const fleet = await createFleet(db.db, { name: opts.name, fleetId: opts.id });
       process.stdout.write(`${opts.json ? asJson(fleet) : fleet.fleetId}\n`);
+    }),
+  );
+fleets
+  .command('rename')
+  .description('change the display name of a fleet (its id, and everything that names it, stay)')
+  .requiredOption('--id <fleetId>', 'the fleet')
+  .requiredOption('--name <name>', 'the new display name')
+  .addOption(jsonOption())
+  .addOption(envOption())
+  .action((opts: { id: string; name: string; json?: boolean; env: string }) =>
+    withDatabase(opts.env, async (db) => {
+      const fleet = await renameFleet(db.db, { fleetId: opts.id, name: opts.name });
+      process.stdout.write(`${opts.json ? asJson(fleet) : `${fleet.fleetId}: ${fleet.name}`}\n`);
     }),
   );
 fleets

@@ -428,7 +428,7 @@ describe('admin CLI (npx trips)', () => {
     expect(await tokensOfFleet()).toMatchObject([{ rateLimitPerMin: 120 }]);
   }, 60_000);
 
-  it('renames a vehicle registered under a mistyped plate, with its uploads, and deletes one with a dry run first', async () => {
+  it('renames a vehicle registered under a mistyped plate, with its uploads, deletes one with a dry run first, and renames its fleet', async () => {
     const sandbox = ['--env', 'sandbox'];
     await trips('fleets', 'create', '--name', 'Typo fleet', '--id', 'fleet_typo', ...sandbox);
     await trips('vehicles', 'create', '--fleet', 'fleet_typo', '--plate', 'TY-0O1', '--type', 'van', ...sandbox);
@@ -456,6 +456,26 @@ describe('admin CLI (npx trips)', () => {
     const deleted = await trips('vehicles', 'delete', '--plate', 'TY-001', ...sandbox);
     expect(deleted.stdout).toBe('deleted vehicle TY-001 of fleet_typo: 0 trips, 1 upload, 0 device keys\n');
     expect(await list()).toEqual([]);
+
+    // The fleet's own name can be corrected too; its id stays.
+    const renamedFleet = await trips(
+      'fleets',
+      'rename',
+      '--id',
+      'fleet_typo',
+      '--name',
+      ' Typo Fleet Ltd ',
+      ...sandbox,
+    );
+    expect(renamedFleet.stdout).toBe('fleet_typo: Typo Fleet Ltd\n');
+    const fleetsListed = JSON.parse((await trips('fleets', 'list', '--json', ...sandbox)).stdout) as Array<{
+      fleetId: string;
+      name: string;
+    }>;
+    expect(fleetsListed.find((f) => f.fleetId === 'fleet_typo')?.name).toBe('Typo Fleet Ltd');
+    const noFleet = await trips('fleets', 'rename', '--id', 'fleet_gone', '--name', 'X', ...sandbox).catch((e) => e);
+    expect(noFleet.code).toBe(1);
+    expect(noFleet.stderr).toBe('trips: fleet fleet_gone does not exist (see fleets list)\n');
   }, 120_000);
 
   it('stops quietly when its reader goes away (trips tokens list | head -1), without a stack trace', async () => {
