@@ -648,8 +648,8 @@ tokens
   .addOption(envOption())
   .action((tokenId: string, opts: { env: string }) =>
     withDatabase(opts.env, async (db) => {
-      await revokeApiToken(db.db, tokenId);
-      process.stdout.write(`${tokenId} revoked\n`);
+      const earlier = await revokeApiToken(db.db, tokenId);
+      process.stdout.write(earlier ? `${tokenId} was already revoked (${earlier})\n` : `${tokenId} revoked\n`);
     }),
   );
 
@@ -714,8 +714,8 @@ keys
   .addOption(envOption())
   .action((keyId: string, opts: { env: string }) =>
     withDatabase(opts.env, async (db) => {
-      await revokeIngestKey(db.db, keyId);
-      process.stdout.write(`${keyId} revoked\n`);
+      const earlier = await revokeIngestKey(db.db, keyId);
+      process.stdout.write(earlier ? `${keyId} was already revoked (${earlier})\n` : `${keyId} revoked\n`);
     }),
   );
 

@@ -117,9 +117,14 @@ describe('admin CLI (npx trips)', () => {
       const res = await app.inject({ url: '/v1/trips', headers: { authorization: `Bearer ${token}` } });
       expect(res.json().pagination.total).toBe(1);
       scoredTripId = res.json().trips[0].tripId;
-      await trips('tokens', 'revoke', info!.tokenId);
+      expect((await trips('tokens', 'revoke', info!.tokenId)).stdout).toBe(`${info!.tokenId} revoked\n`);
       const revoked = await app.inject({ url: '/v1/trips', headers: { authorization: `Bearer ${token}` } });
       expect(revoked.statusCode).toBe(401);
+      // Revoking it again changes nothing and says so, with when it was revoked.
+      const again = await trips('tokens', 'revoke', info!.tokenId);
+      expect(again.stdout).toMatch(
+        new RegExp(`^${info!.tokenId} was already revoked \\(\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\)\n$`),
+      );
     } finally {
       await app.close();
       await database.close();

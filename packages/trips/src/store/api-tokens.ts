@@ -137,15 +137,20 @@ export async function listApiTokens(db: TripsDb): Promise<ApiTokenInfo[]> {
 }
 
 /** Revokes a token by id; takes effect on the next request. Revoking twice keeps the first time. */
-export async function revokeApiToken(db: TripsDb, tokenId: string, nowMs = Date.now()): Promise<void> {
+/**
+ * Revokes a token; its next request gets 401. Revoking one already revoked changes nothing and returns when it was
+ * revoked (null when this call revoked it), so the operator is told rather than shown a second revocation.
+ */
+export async function revokeApiToken(db: TripsDb, tokenId: string, nowMs = Date.now()): Promise<string | null> {
   const row = await db
     .selectFrom('api_tokens')
     .select('revoked_at_ms')
     .where('token_id', '=', tokenId)
     .executeTakeFirst();
   if (!row) throw new NotFoundError(`token ${tokenId} does not exist (see tokens list)`);
-  if (row.revoked_at_ms !== null) return;
+  if (row.revoked_at_ms !== null) return new Date(Number(row.revoked_at_ms)).toISOString();
   await db.updateTable('api_tokens').set({ revoked_at_ms: nowMs }).where('token_id', '=', tokenId).execute();
+  return null;
 }
 
 /** Who is calling: what an authenticated API token may reach. */

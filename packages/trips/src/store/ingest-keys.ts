@@ -96,12 +96,16 @@ export async function listIngestKeys(db: TripsDb): Promise<IngestKeyInfo[]> {
   }));
 }
 
-/** Revokes an ingest key; its next upload gets 401. */
-export async function revokeIngestKey(db: TripsDb, keyId: string, nowMs = Date.now()): Promise<void> {
+/**
+ * Revokes an ingest key; its next upload gets 401. Like revokeApiToken, returns when it was already revoked (null
+ * when this call revoked it).
+ */
+export async function revokeIngestKey(db: TripsDb, keyId: string, nowMs = Date.now()): Promise<string | null> {
   const row = await db.selectFrom('ingest_keys').select('revoked_at_ms').where('key_id', '=', keyId).executeTakeFirst();
   if (!row) throw new NotFoundError(`ingest key ${keyId} does not exist (see ingest-keys list)`);
-  if (row.revoked_at_ms !== null) return;
+  if (row.revoked_at_ms !== null) return new Date(Number(row.revoked_at_ms)).toISOString();
   await db.updateTable('ingest_keys').set({ revoked_at_ms: nowMs }).where('key_id', '=', keyId).execute();
+  return null;
 }
 
 /** What an authenticated ingest key may send. */
