@@ -113,7 +113,8 @@ function writeSecret(text: string): Promise<NodeJS.ErrnoException | null> {
  * so that a script reads the id from stdout instead of from a sentence.
  */
 const asJson = (created: object) => JSON.stringify(created, null, 2);
-const jsonOption = () => new Option('--json', 'print what was created as a JSON object, as list --json shows it');
+const jsonOption = (what = 'what was created') =>
+  new Option('--json', `print ${what} as a JSON object, as list --json shows it`);
 
 const undelivered = (id: string, error: NodeJS.ErrnoException) =>
   new Error(
@@ -271,7 +272,7 @@ fleets
   .description('change the display name of a fleet (its id, and everything that names it, stay)')
   .requiredOption('--id <fleetId>', 'the fleet')
   .requiredOption('--name <name>', 'the new display name')
-  .addOption(jsonOption())
+  .addOption(jsonOption('the renamed fleet'))
   .addOption(envOption())
   .action((opts: { id: string; name: string; json?: boolean; env: string }) =>
     withDatabase(opts.env, async (db) => {

@@ -136,10 +136,9 @@ export async function listApiTokens(db: TripsDb): Promise<ApiTokenInfo[]> {
   }));
 }
 
-/** Revokes a token by id; takes effect on the next request. Revoking twice keeps the first time. */
 /**
- * Revokes a token; its next request gets 401. Revoking one already revoked changes nothing and returns when it was
- * revoked (null when this call revoked it), so the operator is told rather than shown a second revocation.
+ * Revokes a token by id; its next request gets 401. Revoking one already revoked keeps the first time and returns
+ * it (null when this call revoked it), so the operator is told rather than shown a second revocation.
  */
 export async function revokeApiToken(db: TripsDb, tokenId: string, nowMs = Date.now()): Promise<string | null> {
   const row = await db

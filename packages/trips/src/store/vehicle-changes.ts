@@ -110,9 +110,9 @@ async function moveUploads(trx: Transaction<TripsSchema>, fleetId: string, from:
 /**
  * Rewrites the plate and stored list item of the fleet's scored trips under `from`; returns how many. One statement:
  * the per-vehicle sums trigger (the only one a plate fires, migration 0018) runs for every row inside the database,
- * not one round trip per trip. The list item
- * is the JSON of tripItemJson (trip-item.ts) with only its `vehicle` member changed, so that member is replaced in
- * place: `"vehicle":"<plate>"` can occur nowhere else in it, a quote inside any string value being escaped.
+ * not one round trip per trip. The list item is the JSON of tripItemJson (trip-item.ts) with only its `vehicle`
+ * member changed, so that member is replaced in place: `"vehicle":"<plate>"` can occur nowhere else in it, a quote
+ * inside any string value being escaped.
  */
 async function movePlateOfTrips(trx: Transaction<TripsSchema>, fleetId: string, from: string, to: string) {
   const member = (plate: string) => `"vehicle":${JSON.stringify(plate)}`;
